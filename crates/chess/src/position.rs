@@ -1,0 +1,476 @@
+//! A position: placement, side to move, castling rights, en passant square
+//! and the move counters, with legal move generation and copy-make.
+
+use std::fmt;
+
+use crate::attacks::{between, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks};
+use crate::bitboard::Bitboard;
+use crate::board::Board;
+use crate::types::{CastlingMode, CastlingSide, Color, File, Move, MoveKind, Piece, Role, Square};
+use crate::zobrist;
+
+/// A legal chess position (standard or Chess960).
+///
+/// Positions are small (`Copy`) values. Moves are applied by copy-make:
+/// [`Position::play`] checks legality, [`Position::play_unchecked`] trusts the
+/// caller (use it only with moves from [`Position::legal_moves`]).
+///
+/// Equality (`==`) is the identity of the FIDE Laws 9.2.3 for repetitions:
+/// same placement, same side to move, same castling rights, and the same
+/// possibility of capturing en passant (only when such a capture is legal).
+/// Move counters do not take part.
+#[derive(Clone, Copy)]
+pub struct Position {
+    pub(crate) board: Board,
+    pub(crate) turn: Color,
+    /// The squares of the rooks that still have castling rights.
+    pub(crate) castling: Bitboard,
+    /// Set after a double push only when an enemy pawn attacks the square
+    /// passed over, so that most positions skip en passant entirely.
+    pub(crate) ep_square: Option<Square>,
+    pub(crate) halfmoves: u32,
+    pub(crate) fullmoves: u32,
+    /// Polyglot key of everything but the en passant file (added on demand).
+    pub(crate) hash: u64,
+    pub(crate) mode: CastlingMode,
+}
+
+/// The move was not legal in the position it was played in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("illegal move {uci} in this position")]
+pub struct IllegalMoveError {
+    /// The move, in UCI notation.
+    pub uci: crate::uci::UciText,
+}
+
+impl Position {
+    /// The standard starting position.
+    pub fn startpos() -> Position {
+        let board = Board::standard();
+        let castling = Bitboard(0x8100_0000_0000_0081);
+        Position::from_parts_unchecked(board, Color::White, castling, None, 0, 1, CastlingMode::Standard)
+    }
+
+    /// The Chess960 starting position with Scharnagl number `n` (0..960;
+    /// 518 is the standard position).
+    ///
+    /// # Errors
+    /// `None` if `n >= 960`.
+    pub fn chess960(n: u32) -> Option<Position> {
+        if n >= 960 {
+            return None;
+        }
+        let mut back: [Option<Role>; 8] = [None; 8];
+        let mut n = n;
+        let light = n % 4;
+        n /= 4;
+        back[(2 * light + 1) as usize] = Some(Role::Bishop);
+        let dark = n % 4;
+        n /= 4;
+        back[(2 * dark) as usize] = Some(Role::Bishop);
+        let queen = n % 6;
+        n /= 6;
+        let place_nth_free = |back: &mut [Option<Role>; 8], k: u32, role: Role| {
+            let idx = back.iter().enumerate().filter(|(_, r)| r.is_none()).nth(k as usize).unwrap().0;
+            back[idx] = Some(role);
+        };
+        place_nth_free(&mut back, queen, Role::Queen);
+        const KN: [(u32, u32); 10] =
+            [(0, 1), (0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4)];
+        let (a, b) = KN[n as usize];
+        // Place the second knight first so the first index is not shifted.
+        place_nth_free(&mut back, b, Role::Knight);
+        place_nth_free(&mut back, a, Role::Knight);
+        place_nth_free(&mut back, 0, Role::Rook);
+        place_nth_free(&mut back, 0, Role::King);
+        place_nth_free(&mut back, 0, Role::Rook);
+        let roles = back.map(|r| r.unwrap());
+        let board = Board::from_back_rank(roles);
+        let rooks = board.rooks() & Bitboard::BACKRANKS;
+        Some(Position::from_parts_unchecked(board, Color::White, rooks, None, 0, 1, CastlingMode::Chess960))
+    }
+
+    /// Assembles a position from parts without validation; computes the hash.
+    pub(crate) fn from_parts_unchecked(
+        board: Board,
+        turn: Color,
+        castling: Bitboard,
+        ep_square: Option<Square>,
+        halfmoves: u32,
+        fullmoves: u32,
+        mode: CastlingMode,
+    ) -> Position {
+        let mut pos = Position { board, turn, castling, ep_square, halfmoves, fullmoves, hash: 0, mode };
+        pos.hash = zobrist::hash_without_ep(&pos);
+        pos
+    }
+
+    /// The placement of the pieces.
+    #[inline]
+    pub const fn board(&self) -> &Board {
+        &self.board
+    }
+
+    /// The side to move.
+    #[inline]
+    pub const fn turn(&self) -> Color {
+        self.turn
+    }
+
+    /// Plies since the last capture or pawn move (FIDE 9.3 counts these).
+    #[inline]
+    pub const fn halfmove_clock(&self) -> u32 {
+        self.halfmoves
+    }
+
+    /// The number of the current full move, starting at 1.
+    #[inline]
+    pub const fn fullmove_number(&self) -> u32 {
+        self.fullmoves
+    }
+
+    /// How castling is written (standard or Chess960).
+    #[inline]
+    pub const fn castling_mode(&self) -> CastlingMode {
+        self.mode
+    }
+
+    /// Switches how castling is written; the rules of play do not change.
+    pub fn set_castling_mode(&mut self, mode: CastlingMode) {
+        self.mode = mode;
+    }
+
+    /// The squares of rooks that still have castling rights.
+    #[inline]
+    pub const fn castling_rooks(&self) -> Bitboard {
+        self.castling
+    }
+
+    /// The rook that `color` may still castle with on `side`, if any.
+    pub fn castling_rook(&self, color: Color, side: CastlingSide) -> Option<Square> {
+        let king = self.board.king_of(color)?;
+        let rooks = self.castling & Bitboard::from_rank(color.back_rank());
+        rooks.iter().find(|r| CastlingSide::from_files(king.file(), r.file()) == side)
+    }
+
+    /// The en passant target square, but only when a legal en passant
+    /// capture exists (FIDE 9.2.3 identity; also what FEN output shows).
+    pub fn legal_ep_square(&self) -> Option<Square> {
+        let ep = self.ep_square?;
+        if self.has_legal_en_passant() { Some(ep) } else { None }
+    }
+
+    /// The en passant square when some pawn of the side to move attacks it,
+    /// legal or not (what the Polyglot key uses).
+    #[inline]
+    pub const fn pseudo_ep_square(&self) -> Option<Square> {
+        self.ep_square
+    }
+
+    /// The king of the side to move.
+    #[inline(always)]
+    pub(crate) fn our_king(&self) -> Square {
+        // Every Position has exactly one king per side (FEN validation and
+        // make-move both keep it so), so the lowest bit is the king.
+        Square::from_index_unchecked((self.board.kings() & self.board.by_color(self.turn)).0.trailing_zeros())
+    }
+
+    /// The square of `color`'s king.
+    pub fn king(&self, color: Color) -> Square {
+        Square::from_index_unchecked((self.board.kings() & self.board.by_color(color)).0.trailing_zeros())
+    }
+
+    /// Pieces of `attacker` that attack `sq`, with the given occupancy.
+    #[inline(always)]
+    pub fn attackers_to(&self, sq: Square, attacker: Color, occupied: Bitboard) -> Bitboard {
+        let b = &self.board;
+        let them = b.by_color(attacker);
+        ((rook_attacks(sq, occupied) & b.straight_sliders())
+            | (bishop_attacks(sq, occupied) & b.diagonal_sliders())
+            | (knight_attacks(sq) & b.knights())
+            | (king_attacks(sq) & b.kings())
+            | (pawn_attacks(attacker.other(), sq) & b.pawns()))
+            & them
+    }
+
+    /// `true` if `attacker` attacks `sq` in the current occupancy.
+    pub fn is_attacked(&self, sq: Square, attacker: Color) -> bool {
+        self.attackers_to(sq, attacker, self.board.occupied).any()
+    }
+
+    /// Every square `color` attacks.
+    pub fn attacked_squares(&self, color: Color) -> Bitboard {
+        let occ = self.board.occupied;
+        let mut out = Bitboard::EMPTY;
+        for (sq, p) in self.board.pieces() {
+            if p.color == color {
+                out |= crate::attacks::attacks(p, sq, occ);
+            }
+        }
+        out
+    }
+
+    /// The enemy pieces giving check to the side to move.
+    #[inline]
+    pub fn checkers(&self) -> Bitboard {
+        self.attackers_to(self.our_king(), self.turn.other(), self.board.occupied)
+    }
+
+    /// `true` if the side to move is in check.
+    #[inline]
+    pub fn is_check(&self) -> bool {
+        self.checkers().any()
+    }
+
+    /// Pieces of either colour that stand alone between `color`'s king and an
+    /// enemy slider (pinned or discovered-check candidates).
+    pub fn blockers_for(&self, color: Color) -> Bitboard {
+        let king = self.king(color);
+        let b = &self.board;
+        let them = b.by_color(color.other());
+        let snipers = ((rook_attacks(king, Bitboard::EMPTY) & b.straight_sliders())
+            | (bishop_attacks(king, Bitboard::EMPTY) & b.diagonal_sliders()))
+            & them;
+        let mut blockers = Bitboard::EMPTY;
+        for s in snipers {
+            let bb = between(king, s) & b.occupied;
+            if bb.any() && !bb.more_than_one() {
+                blockers |= bb;
+            }
+        }
+        blockers
+    }
+
+    /// Pieces of the side to move that are pinned to their king.
+    #[inline]
+    pub fn pinned(&self) -> Bitboard {
+        self.blockers_for(self.turn) & self.board.by_color(self.turn)
+    }
+
+    /// The Polyglot-compatible Zobrist key of this position.
+    #[inline]
+    pub fn zobrist(&self) -> u64 {
+        match self.ep_square {
+            Some(ep) => self.hash ^ zobrist::ep_key(ep.file()),
+            None => self.hash,
+        }
+    }
+
+    /// A 64-bit key for repetition under FIDE 9.2.3: the en passant file
+    /// counts only if an en passant capture is legal.
+    #[inline]
+    pub fn repetition_key(&self) -> u64 {
+        match self.ep_square {
+            Some(ep) if self.has_legal_en_passant() => self.hash ^ zobrist::ep_key(ep.file()),
+            _ => self.hash,
+        }
+    }
+
+    /// The key of everything but en passant, maintained incrementally.
+    #[inline]
+    pub(crate) fn castling_key(&self) -> u64 {
+        zobrist::castling_key(self)
+    }
+
+    /// `true` if the move resets the fifty-move count (a capture or a pawn move).
+    pub fn is_zeroing(&self, m: Move) -> bool {
+        let from = m.from();
+        (self.board.pawns().contains(from))
+            || (!m.is_castle() && self.board.by_color(self.turn.other()).contains(m.to()))
+    }
+
+    /// `true` if the move is a capture (en passant included).
+    pub fn is_capture(&self, m: Move) -> bool {
+        m.is_en_passant() || (!m.is_castle() && self.board.by_color(self.turn.other()).contains(m.to()))
+    }
+
+    /// `true` if the move can never be undone: captures, pawn moves, castling
+    /// and moves that lose castling rights. Positions before such a move can
+    /// never repeat after it.
+    pub fn is_irreversible(&self, m: Move) -> bool {
+        self.is_zeroing(m)
+            || m.is_castle()
+            || (self.castling.any() && {
+                let mine = self.castling & Bitboard::from_rank(self.turn.back_rank());
+                (mine.any() && self.our_king() == m.from())
+                    || self.castling.contains(m.from())
+                    || self.castling.contains(m.to())
+            })
+    }
+
+    /// Plays a move after checking that it is legal.
+    ///
+    /// # Errors
+    /// [`IllegalMoveError`] if the move is not legal here; the position is
+    /// unchanged.
+    pub fn play(&self, m: Move) -> Result<Position, IllegalMoveError> {
+        if self.is_legal(m) {
+            let mut next = *self;
+            next.play_unchecked(m);
+            Ok(next)
+        } else {
+            Err(IllegalMoveError { uci: crate::uci::UciText::from_move(self, m) })
+        }
+    }
+
+    /// Plays a move known to be legal (from [`Position::legal_moves`] or
+    /// checked with [`Position::is_legal`]). An illegal move leaves the
+    /// position in an unspecified (but memory-safe) state.
+    #[inline]
+    pub fn play_unchecked(&mut self, m: Move) {
+        let us = self.turn;
+        let them = us.other();
+        let from = m.from();
+        let to = m.to();
+        let mut hash = self.hash ^ zobrist::turn_key();
+        let old_castling = self.castling;
+        let old_castling_key = if old_castling.any() { self.castling_key() } else { 0 };
+        self.ep_square = None;
+        self.halfmoves += 1;
+        if us == Color::Black {
+            self.fullmoves += 1;
+        }
+        let board = &mut self.board;
+        match m.kind() {
+            MoveKind::Normal => {
+                let role = board.role_at(from).unwrap_or(Role::Pawn);
+                let moving = Piece { color: us, role };
+                if board.occupied.contains(to) {
+                    if let Some(victim) = board.role_at(to) {
+                        let vp = Piece { color: them, role: victim };
+                        board.take_unchecked(to, vp);
+                        hash ^= zobrist::piece_key(vp, to);
+                    }
+                    self.halfmoves = 0;
+                }
+                board.take_unchecked(from, moving);
+                board.put_unchecked(to, moving);
+                hash ^= zobrist::piece_key(moving, from) ^ zobrist::piece_key(moving, to);
+                if role == Role::Pawn {
+                    self.halfmoves = 0;
+                } else if role == Role::King {
+                    self.castling = self.castling - Bitboard::from_rank(us.back_rank());
+                }
+            }
+            MoveKind::DoublePush => {
+                let moving = Piece { color: us, role: Role::Pawn };
+                board.take_unchecked(from, moving);
+                board.put_unchecked(to, moving);
+                hash ^= zobrist::piece_key(moving, from) ^ zobrist::piece_key(moving, to);
+                self.halfmoves = 0;
+                let passed = Square::from_index_unchecked((from.index() as u32 + to.index() as u32) / 2);
+                if (pawn_attacks(us, passed) & board.pawns() & board.by_color(them)).any() {
+                    self.ep_square = Some(passed);
+                }
+            }
+            MoveKind::EnPassant => {
+                let moving = Piece { color: us, role: Role::Pawn };
+                let victim_sq = Square::from_coords(to.file(), from.rank());
+                let victim = Piece { color: them, role: Role::Pawn };
+                board.take_unchecked(victim_sq, victim);
+                board.take_unchecked(from, moving);
+                board.put_unchecked(to, moving);
+                hash ^= zobrist::piece_key(moving, from)
+                    ^ zobrist::piece_key(moving, to)
+                    ^ zobrist::piece_key(victim, victim_sq);
+                self.halfmoves = 0;
+            }
+            MoveKind::Castle => {
+                let side = CastlingSide::from_files(from.file(), to.file());
+                let king = Piece { color: us, role: Role::King };
+                let rook = Piece { color: us, role: Role::Rook };
+                let king_to = side.king_to(us);
+                let rook_to = side.rook_to(us);
+                board.take_unchecked(from, king);
+                board.take_unchecked(to, rook);
+                board.put_unchecked(king_to, king);
+                board.put_unchecked(rook_to, rook);
+                hash ^= zobrist::piece_key(king, from)
+                    ^ zobrist::piece_key(king, king_to)
+                    ^ zobrist::piece_key(rook, to)
+                    ^ zobrist::piece_key(rook, rook_to);
+                self.castling = self.castling - Bitboard::from_rank(us.back_rank());
+            }
+            MoveKind::Promotion(role) => {
+                let pawn = Piece { color: us, role: Role::Pawn };
+                let promoted = Piece { color: us, role };
+                if let Some(victim) = board.role_at(to) {
+                    let vp = Piece { color: them, role: victim };
+                    board.take_unchecked(to, vp);
+                    hash ^= zobrist::piece_key(vp, to);
+                }
+                board.take_unchecked(from, pawn);
+                board.put_unchecked(to, promoted);
+                hash ^= zobrist::piece_key(pawn, from) ^ zobrist::piece_key(promoted, to);
+                self.halfmoves = 0;
+            }
+        }
+        if old_castling.any() {
+            self.castling = self.castling - Bitboard::from_square(from) - Bitboard::from_square(to);
+            if self.castling != old_castling {
+                hash ^= old_castling_key ^ self.castling_key();
+            }
+        }
+        self.turn = them;
+        self.hash = hash;
+    }
+
+    /// Passes the turn without moving (a "null move"). Used by analysis code
+    /// only; never legal in a game.
+    #[must_use]
+    pub fn null_move(&self) -> Position {
+        let mut next = *self;
+        next.turn = self.turn.other();
+        next.ep_square = None;
+        next.hash ^= zobrist::turn_key();
+        next
+    }
+
+    /// The result of playing `m` (which must be legal).
+    #[must_use]
+    #[inline]
+    pub fn after(&self, m: Move) -> Position {
+        let mut next = *self;
+        next.play_unchecked(m);
+        next
+    }
+
+    /// Does the piece on `from` belong to the side to move?
+    pub fn is_ours(&self, sq: Square) -> bool {
+        self.board.by_color(self.turn).contains(sq)
+    }
+
+    /// Files of the castling rooks, for FEN output.
+    pub(crate) fn castling_rook_files(&self, color: Color) -> impl Iterator<Item = File> + '_ {
+        (self.castling & Bitboard::from_rank(color.back_rank())).iter().map(|s| s.file())
+    }
+}
+
+impl PartialEq for Position {
+    fn eq(&self, other: &Position) -> bool {
+        self.board == other.board
+            && self.turn == other.turn
+            && self.castling == other.castling
+            && self.legal_ep_square() == other.legal_ep_square()
+    }
+}
+
+impl Eq for Position {}
+
+impl std::hash::Hash for Position {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.repetition_key());
+    }
+}
+
+impl Default for Position {
+    fn default() -> Position {
+        Position::startpos()
+    }
+}
+
+impl fmt::Debug for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Position({})", crate::fen::Fen::from_position(self))
+    }
+}
