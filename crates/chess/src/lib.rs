@@ -23,8 +23,10 @@
 pub mod attacks;
 pub mod bitboard;
 pub mod board;
+pub mod dead;
 pub mod fen;
 pub mod movegen;
+pub mod pgn;
 pub mod position;
 pub mod san;
 pub mod types;

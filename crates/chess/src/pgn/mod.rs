@@ -1,0 +1,1 @@
+//! Portable Game Notation: a streaming reader and a writer.
