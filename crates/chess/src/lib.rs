@@ -25,6 +25,7 @@ pub mod bitboard;
 pub mod board;
 pub mod dead;
 pub mod fen;
+pub mod game;
 pub mod movegen;
 pub mod pgn;
 pub mod position;
@@ -35,6 +36,7 @@ pub mod zobrist;
 
 pub use bitboard::Bitboard;
 pub use board::Board;
+pub use game::{GameRecord, Outcome, Termination};
 pub use fen::{FenError, FenOptions, FenSyntaxError, PositionError, Strictness};
 pub use movegen::{MoveList, perft, perft_full};
 pub use position::{IllegalMoveError, Position};
