@@ -87,7 +87,10 @@ fn as_63_seventy_five_moves_and_mate_precedence() {
     play(&mut g, "Qc8#");
     assert!(!g.is_seventy_five_moves());
     let o = g.outcome().unwrap();
-    assert_eq!(o, Outcome::Decisive { winner: arbiter_chess::Color::White, termination: Termination::Checkmate });
+    assert_eq!(
+        o,
+        Outcome::Decisive { winner: arbiter_chess::Color::White, termination: Termination::Checkmate }
+    );
     assert_eq!(o.result(), "1-0");
     assert_eq!(o.rule_id(), "FIDE-5.1.1");
 }

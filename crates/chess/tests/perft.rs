@@ -133,16 +133,25 @@ fn random_suite() {
 #[test]
 fn strict_fen_rejects_only_impossible_suite_positions() {
     let mut rejected = Vec::new();
-    let cases = read_perft_file("perft/shakmaty/tricky.perft").into_iter().chain(read_epd_file("perft/ethereal/standard.epd"));
+    let cases = read_perft_file("perft/shakmaty/tricky.perft")
+        .into_iter()
+        .chain(read_epd_file("perft/ethereal/standard.epd"));
     for case in cases {
         if let Err(e) = Position::from_fen_with(&case.fen, FenOptions::CHESS960) {
             rejected.push((case.name.clone(), e.to_string()));
         }
     }
     let names: Vec<&str> = rejected.iter().map(|(n, _)| n.as_str()).collect();
-    assert!(names.contains(&"line 51"), "B6b/8/8/8/2K5/5k2/8/b6B b (double check along one diagonal) is impossible");
-    for expected in ["align-ep", "ep-unrelated-check", "two-knight-checkers", "max-legals-too-much-material"] {
-        assert!(names.iter().any(|n| n.starts_with(expected)), "{expected} should be rejected; rejected: {rejected:?}");
+    assert!(
+        names.contains(&"line 51"),
+        "B6b/8/8/8/2K5/5k2/8/b6B b (double check along one diagonal) is impossible"
+    );
+    for expected in ["align-ep", "ep-unrelated-check", "two-knight-checkers", "max-legals-too-much-material"]
+    {
+        assert!(
+            names.iter().any(|n| n.starts_with(expected)),
+            "{expected} should be rejected; rejected: {rejected:?}"
+        );
     }
     for (name, reason) in &rejected {
         assert!(
@@ -154,7 +163,8 @@ fn strict_fen_rejects_only_impossible_suite_positions() {
 
 #[test]
 fn full_make_move_perft_agrees_with_bulk() {
-    let pos = Position::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1").unwrap();
+    let pos =
+        Position::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1").unwrap();
     assert_eq!(perft_full(&pos, 3), 97862);
     assert_eq!(perft(&pos, 3), 97862);
     assert_eq!(perft_full(&Position::startpos(), 4), 197_281);
