@@ -132,12 +132,17 @@ impl Board {
         if !self.occupied.contains(sq) {
             return None;
         }
-        for (i, bb) in self.by_role.iter().enumerate() {
-            if bb.contains(sq) {
-                return Some(Role::from_index(i));
-            }
-        }
-        None
+        // Branch-free: exactly one bitboard holds the square, and each
+        // contributes its index times its bit.
+        let i = sq.index();
+        let r = &self.by_role;
+        let index = ((r[1].0 >> i) & 1)
+            | (((r[2].0 >> i) & 1) << 1)
+            | (((r[3].0 >> i) & 1) * 3)
+            | (((r[4].0 >> i) & 1) << 2)
+            | (((r[5].0 >> i) & 1) * 5);
+        let index = index as usize;
+        Some(Role::from_index(index))
     }
 
     /// The piece on `sq`.

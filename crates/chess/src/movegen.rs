@@ -544,8 +544,10 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
         0 => 1,
         1 => pos.count_legal_moves(),
         _ => {
+            let mut list = MoveList::new();
+            pos.legal_moves_into(&mut list);
             let mut total = 0;
-            for &m in pos.legal_moves().iter() {
+            for &m in list.iter() {
                 total += perft(&pos.after(m), depth - 1);
             }
             total
@@ -558,8 +560,10 @@ pub fn perft_full(pos: &Position, depth: u32) -> u64 {
     if depth == 0 {
         return 1;
     }
+    let mut list = MoveList::new();
+    pos.legal_moves_into(&mut list);
     let mut total = 0;
-    for &m in pos.legal_moves().iter() {
+    for &m in list.iter() {
         total += perft_full(&pos.after(m), depth - 1);
     }
     total

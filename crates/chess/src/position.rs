@@ -266,12 +266,6 @@ impl Position {
         }
     }
 
-    /// The key of everything but en passant, maintained incrementally.
-    #[inline]
-    pub(crate) fn castling_key(&self) -> u64 {
-        zobrist::castling_key(self)
-    }
-
     /// `true` if the move resets the fifty-move count (a capture or a pawn move).
     pub fn is_zeroing(&self, m: Move) -> bool {
         let from = m.from();
@@ -318,62 +312,90 @@ impl Position {
     /// position in an unspecified (but memory-safe) state.
     #[inline]
     pub fn play_unchecked(&mut self, m: Move) {
+        *self = self.after(m);
+    }
+
+    /// The position after `m`, which must be legal (from
+    /// [`Position::legal_moves`] or checked with [`Position::is_legal`]); an
+    /// illegal move gives an unspecified (but memory-safe) position.
+    ///
+    /// The new position is assembled from values computed out of `self`
+    /// rather than copied and patched in place: reading back parts of a
+    /// freshly copied struct stalls store forwarding, and this is the
+    /// hottest function of every search.
+    #[must_use]
+    #[inline]
+    pub fn after(&self, m: Move) -> Position {
         let us = self.turn;
         let them = us.other();
         let from = m.from();
         let to = m.to();
+        let from_bb = Bitboard::from_square(from).0;
+        let to_bb = Bitboard::from_square(to).0;
+        let b = &self.board;
+        let mut by_role = [b.by_role[0].0, b.by_role[1].0, b.by_role[2].0, b.by_role[3].0, b.by_role[4].0, b.by_role[5].0];
+        let mut by_color = [b.by_color[0].0, b.by_color[1].0];
         let mut hash = self.hash ^ zobrist::turn_key();
-        let old_castling = self.castling;
-        let old_castling_key = if old_castling.any() { self.castling_key() } else { 0 };
-        self.ep_square = None;
-        self.halfmoves += 1;
-        if us == Color::Black {
-            self.fullmoves += 1;
+        let mut castling = self.castling;
+        let mut halfmoves = self.halfmoves + 1;
+        let mut ep_square = None;
+        if castling.any() {
+            // Rights go when the king moves (castling included) or when a
+            // rook leaves or is captured on its square. Rare, so the key is
+            // fixed up here while both kings still stand where the rights
+            // were granted.
+            let mut removed = castling & Bitboard(from_bb | to_bb);
+            if b.kings().contains(from) {
+                removed |= castling & Bitboard::from_rank(us.back_rank());
+            }
+            if removed.any() {
+                hash ^= zobrist::castling_rights_key(self, removed);
+                castling = castling - removed;
+            }
         }
-        let board = &mut self.board;
+        let u = us.index();
+        let t = them.index();
         match m.kind() {
             MoveKind::Normal => {
-                let role = board.role_at(from).unwrap_or(Role::Pawn);
-                let moving = Piece { color: us, role };
-                if board.occupied.contains(to) {
-                    if let Some(victim) = board.role_at(to) {
-                        let vp = Piece { color: them, role: victim };
-                        board.take_unchecked(to, vp);
-                        hash ^= zobrist::piece_key(vp, to);
+                let role = b.role_at(from).unwrap_or(Role::Pawn);
+                if b.occupied.0 & to_bb != 0 {
+                    if let Some(victim) = b.role_at(to) {
+                        toggle(&mut by_role, victim, to_bb);
+                        by_color[t] ^= to_bb;
+                        hash ^= zobrist::piece_key(Piece { color: them, role: victim }, to);
                     }
-                    self.halfmoves = 0;
+                    halfmoves = 0;
                 }
-                board.take_unchecked(from, moving);
-                board.put_unchecked(to, moving);
+                toggle(&mut by_role, role, from_bb | to_bb);
+                by_color[u] ^= from_bb | to_bb;
+                let moving = Piece { color: us, role };
                 hash ^= zobrist::piece_key(moving, from) ^ zobrist::piece_key(moving, to);
                 if role == Role::Pawn {
-                    self.halfmoves = 0;
-                } else if role == Role::King {
-                    self.castling = self.castling - Bitboard::from_rank(us.back_rank());
+                    halfmoves = 0;
                 }
             }
             MoveKind::DoublePush => {
                 let moving = Piece { color: us, role: Role::Pawn };
-                board.take_unchecked(from, moving);
-                board.put_unchecked(to, moving);
+                by_role[Role::Pawn.index()] ^= from_bb | to_bb;
+                by_color[u] ^= from_bb | to_bb;
                 hash ^= zobrist::piece_key(moving, from) ^ zobrist::piece_key(moving, to);
-                self.halfmoves = 0;
+                halfmoves = 0;
                 let passed = Square::from_index_unchecked((from.index() as u32 + to.index() as u32) / 2);
-                if (pawn_attacks(us, passed) & board.pawns() & board.by_color(them)).any() {
-                    self.ep_square = Some(passed);
+                if (pawn_attacks(us, passed).0 & b.by_role[Role::Pawn.index()].0 & b.by_color[t].0) != 0 {
+                    ep_square = Some(passed);
                 }
             }
             MoveKind::EnPassant => {
                 let moving = Piece { color: us, role: Role::Pawn };
                 let victim_sq = Square::from_coords(to.file(), from.rank());
-                let victim = Piece { color: them, role: Role::Pawn };
-                board.take_unchecked(victim_sq, victim);
-                board.take_unchecked(from, moving);
-                board.put_unchecked(to, moving);
+                let victim_bb = Bitboard::from_square(victim_sq).0;
+                by_role[Role::Pawn.index()] ^= from_bb | to_bb | victim_bb;
+                by_color[u] ^= from_bb | to_bb;
+                by_color[t] ^= victim_bb;
                 hash ^= zobrist::piece_key(moving, from)
                     ^ zobrist::piece_key(moving, to)
-                    ^ zobrist::piece_key(victim, victim_sq);
-                self.halfmoves = 0;
+                    ^ zobrist::piece_key(Piece { color: them, role: Role::Pawn }, victim_sq);
+                halfmoves = 0;
             }
             MoveKind::Castle => {
                 let side = CastlingSide::from_files(from.file(), to.file());
@@ -381,38 +403,46 @@ impl Position {
                 let rook = Piece { color: us, role: Role::Rook };
                 let king_to = side.king_to(us);
                 let rook_to = side.rook_to(us);
-                board.take_unchecked(from, king);
-                board.take_unchecked(to, rook);
-                board.put_unchecked(king_to, king);
-                board.put_unchecked(rook_to, rook);
+                let king_to_bb = Bitboard::from_square(king_to).0;
+                let rook_to_bb = Bitboard::from_square(rook_to).0;
+                // The squares may overlap in Chess960, hence the XORs in order.
+                by_role[Role::King.index()] ^= from_bb ^ king_to_bb;
+                by_role[Role::Rook.index()] ^= to_bb ^ rook_to_bb;
+                by_color[u] ^= from_bb ^ to_bb;
+                by_color[u] |= king_to_bb | rook_to_bb;
                 hash ^= zobrist::piece_key(king, from)
                     ^ zobrist::piece_key(king, king_to)
                     ^ zobrist::piece_key(rook, to)
                     ^ zobrist::piece_key(rook, rook_to);
-                self.castling = self.castling - Bitboard::from_rank(us.back_rank());
             }
             MoveKind::Promotion(role) => {
-                let pawn = Piece { color: us, role: Role::Pawn };
-                let promoted = Piece { color: us, role };
-                if let Some(victim) = board.role_at(to) {
-                    let vp = Piece { color: them, role: victim };
-                    board.take_unchecked(to, vp);
-                    hash ^= zobrist::piece_key(vp, to);
+                if let Some(victim) = b.role_at(to) {
+                    toggle(&mut by_role, victim, to_bb);
+                    by_color[t] ^= to_bb;
+                    hash ^= zobrist::piece_key(Piece { color: them, role: victim }, to);
                 }
-                board.take_unchecked(from, pawn);
-                board.put_unchecked(to, promoted);
-                hash ^= zobrist::piece_key(pawn, from) ^ zobrist::piece_key(promoted, to);
-                self.halfmoves = 0;
+                by_role[Role::Pawn.index()] ^= from_bb;
+                toggle(&mut by_role, role, to_bb);
+                by_color[u] ^= from_bb | to_bb;
+                hash ^= zobrist::piece_key(Piece { color: us, role: Role::Pawn }, from)
+                    ^ zobrist::piece_key(Piece { color: us, role }, to);
+                halfmoves = 0;
             }
         }
-        if old_castling.any() {
-            self.castling = self.castling - Bitboard::from_square(from) - Bitboard::from_square(to);
-            if self.castling != old_castling {
-                hash ^= old_castling_key ^ self.castling_key();
-            }
+        Position {
+            board: Board {
+                by_role: by_role.map(Bitboard),
+                by_color: [Bitboard(by_color[0]), Bitboard(by_color[1])],
+                occupied: Bitboard(by_color[0] | by_color[1]),
+            },
+            turn: them,
+            castling,
+            ep_square,
+            halfmoves,
+            fullmoves: self.fullmoves + us.index() as u32,
+            hash,
+            mode: self.mode,
         }
-        self.turn = them;
-        self.hash = hash;
     }
 
     /// Passes the turn without moving (a "null move"). Used by analysis code
@@ -426,15 +456,6 @@ impl Position {
         next
     }
 
-    /// The result of playing `m` (which must be legal).
-    #[must_use]
-    #[inline]
-    pub fn after(&self, m: Move) -> Position {
-        let mut next = *self;
-        next.play_unchecked(m);
-        next
-    }
-
     /// Does the piece on `from` belong to the side to move?
     pub fn is_ours(&self, sq: Square) -> bool {
         self.board.by_color(self.turn).contains(sq)
@@ -443,6 +464,20 @@ impl Position {
     /// Files of the castling rooks, for FEN output.
     pub(crate) fn castling_rook_files(&self, color: Color) -> impl Iterator<Item = File> + '_ {
         (self.castling & Bitboard::from_rank(color.back_rank())).iter().map(|s| s.file())
+    }
+}
+
+/// XORs `mask` into the bitboard of `role`, written out so that the six
+/// bitboards stay in registers (no run-time array index, no vector code).
+#[inline(always)]
+fn toggle(by_role: &mut [u64; 6], role: Role, mask: u64) {
+    match role {
+        Role::Pawn => by_role[0] ^= mask,
+        Role::Knight => by_role[1] ^= mask,
+        Role::Bishop => by_role[2] ^= mask,
+        Role::Rook => by_role[3] ^= mask,
+        Role::Queen => by_role[4] ^= mask,
+        Role::King => by_role[5] ^= mask,
     }
 }
 

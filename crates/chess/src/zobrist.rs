@@ -42,9 +42,15 @@ pub fn castling_right_key(color: Color, side: CastlingSide) -> u64 {
 
 /// The combined key of the castling rights of a position.
 pub(crate) fn castling_key(pos: &Position) -> u64 {
+    castling_rights_key(pos, pos.castling)
+}
+
+/// The combined key of the castling rights held by the rooks on `rights`,
+/// judged against the kings of `pos` (at most one right per side and colour).
+pub(crate) fn castling_rights_key(pos: &Position, rights: Bitboard) -> u64 {
     let mut key = 0;
     for color in Color::ALL {
-        let rooks = pos.castling & Bitboard::from_rank(color.back_rank());
+        let rooks = rights & Bitboard::from_rank(color.back_rank());
         if rooks.is_empty() {
             continue;
         }
