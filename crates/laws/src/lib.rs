@@ -10,3 +10,4 @@
 pub mod clock;
 pub mod scoring;
 pub mod time_control;
+pub mod touch;
