@@ -36,8 +36,8 @@ pub mod zobrist;
 
 pub use bitboard::Bitboard;
 pub use board::Board;
-pub use game::{GameRecord, Outcome, Termination};
 pub use fen::{FenError, FenOptions, FenSyntaxError, PositionError, Strictness};
+pub use game::{GameRecord, Outcome, Termination};
 pub use movegen::{MoveList, perft, perft_full};
 pub use position::{IllegalMoveError, Position};
 pub use san::{San, SanError};

@@ -1,6 +1,9 @@
 //! Standard Algebraic Notation: canonical output and a tolerant reader for
 //! the SAN found in real game scores; also long algebraic (LAN) output.
 
+use crate::attacks::{
+    between, bishop_attacks, king_attacks, knight_attacks, line, pawn_attacks, rook_attacks,
+};
 use crate::bitboard::Bitboard;
 use crate::position::Position;
 use crate::types::{CastlingSide, File, Move, MoveKind, Rank, Role, Square};
@@ -134,6 +137,11 @@ impl San {
                     .ok_or_else(|| SanError::Illegal(text.to_owned()))
             }
             San::Normal { role, file, rank, capture: _, to, promotion } => {
+                if promotion.is_none()
+                    && let Some(m) = unique_simple_move(pos, role, file, rank, to)
+                {
+                    return Ok(m);
+                }
                 let b = pos.board();
                 let mut from_mask = b.by_role(role) & b.by_color(pos.turn());
                 if let Some(f) = file {
@@ -183,6 +191,104 @@ impl San {
             }
         }
     }
+}
+
+/// The fast path of [`San::to_move`] for the common case: a move that is
+/// not castling, en passant or a promotion, with exactly one legal
+/// candidate. Legality comes from the pin and check rules that the move
+/// generator uses; `None` sends every other case (errors, ambiguity, the
+/// special moves) to the general path, which gives the same answer for the
+/// moves found here.
+#[inline]
+fn unique_simple_move(
+    pos: &Position,
+    role: Role,
+    file: Option<File>,
+    rank: Option<Rank>,
+    to: Square,
+) -> Option<Move> {
+    let us = pos.turn();
+    let them = us.other();
+    let b = pos.board();
+    let ours = b.by_color(us);
+    let occ = b.occupied();
+    let to_bb = Bitboard::from_square(to);
+    if ours.contains(to) {
+        return None;
+    }
+    let mut mask = ours & b.by_role(role);
+    if let Some(f) = file {
+        mask &= Bitboard::from_file(f);
+    }
+    if let Some(r) = rank {
+        mask &= Bitboard::from_rank(r);
+    }
+    let king = pos.king(us);
+    if role == Role::King {
+        let ok = mask.contains(king)
+            && king_attacks(king).contains(to)
+            && pos.attackers_to(to, them, occ - Bitboard::from_square(king)).is_empty();
+        return ok.then(|| Move::normal(king, to));
+    }
+    let mut double = false;
+    let candidates = match role {
+        Role::Pawn => {
+            if to.rank() == Rank::Eighth.relative_to(us) {
+                return None; // promotions
+            }
+            match file {
+                // A push (single or double): "d5" never means a capture.
+                None => {
+                    if occ.contains(to) {
+                        return None;
+                    }
+                    let back: i32 = if us.is_white() { -8 } else { 8 };
+                    let one = to.offset(back)?;
+                    if mask.contains(one) {
+                        Bitboard::from_square(one)
+                    } else if !occ.contains(one) && to.rank() == Rank::Fourth.relative_to(us) {
+                        let two = one.offset(back)?;
+                        if !mask.contains(two) {
+                            return None;
+                        }
+                        double = true;
+                        Bitboard::from_square(two)
+                    } else {
+                        return None;
+                    }
+                }
+                // A capture from another file (en passant goes the general way).
+                Some(f) if f != to.file() && b.by_color(them).contains(to) => pawn_attacks(them, to) & mask,
+                Some(_) => return None,
+            }
+        }
+        Role::Knight => knight_attacks(to) & mask,
+        Role::Bishop => bishop_attacks(to, occ) & mask,
+        Role::Rook => rook_attacks(to, occ) & mask,
+        Role::Queen => (bishop_attacks(to, occ) | rook_attacks(to, occ)) & mask,
+        Role::King => return None,
+    };
+    let checkers = pos.checkers();
+    let target = match checkers.single_square() {
+        _ if checkers.is_empty() => Bitboard::FULL,
+        Some(checker) => between(king, checker) | Bitboard::from_square(checker),
+        None => return None, // double check: only the king moves
+    };
+    if (target & to_bb).is_empty() {
+        return None;
+    }
+    let pinned = pos.pinned();
+    let mut found = None;
+    for from in candidates {
+        if pinned.contains(from) && (checkers.any() || !line(king, from).contains(to)) {
+            continue;
+        }
+        if found.is_some() {
+            return None; // ambiguous: let the general path say so
+        }
+        found = Some(from);
+    }
+    found.map(|from| if double { Move::double_push(from, to) } else { Move::normal(from, to) })
 }
 
 impl Position {
