@@ -129,6 +129,20 @@ pub struct GameRecord {
     moves: Vec<Move>,
 }
 
+/// Two records are equal when they start from the same position (move
+/// counters included) and have the same moves.
+impl PartialEq for GameRecord {
+    fn eq(&self, other: &GameRecord) -> bool {
+        self.moves == other.moves
+            && self.start() == other.start()
+            && self.start().halfmove_clock() == other.start().halfmove_clock()
+            && self.start().fullmove_number() == other.start().fullmove_number()
+            && self.start().castling_mode() == other.start().castling_mode()
+    }
+}
+
+impl Eq for GameRecord {}
+
 impl GameRecord {
     /// A game starting from `start`.
     pub fn new(start: Position) -> GameRecord {

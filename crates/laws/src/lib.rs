@@ -8,6 +8,10 @@
 //! event, so a game can be replayed bit for bit from its event log.
 
 pub mod clock;
+pub mod event;
+pub mod game;
+pub mod regulations;
+pub mod ruling;
 pub mod scoring;
 pub mod time_control;
 pub mod touch;

@@ -1,0 +1,195 @@
+//! What happens at the board and at the arbiter's desk: the input of the
+//! state machine. Every event comes with the instant it happened (see
+//! [`crate::Timestamp`]); events are facts, rulings are what the Laws make
+//! of them.
+
+use arbiter_chess::{Color, Role, Square};
+
+/// How a piece was touched (Law 4.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TouchKind {
+    /// With the intention of moving or capturing it (4.2.2: the default for
+    /// any contact).
+    Intent,
+    /// To adjust it, after announcing "I adjust" (4.2.1).
+    Adjust,
+    /// Clearly accidental (4.2.2); binds nothing.
+    Accidental,
+}
+
+/// A move as a player or device reports it, not yet judged: squares and an
+/// optional promotion piece. `castle` marks an explicit castling intent,
+/// which Chess960 requires (DEC-13); in standard chess a king moving two
+/// squares, or onto its own rook, is castling anyway.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MoveInput {
+    pub from: Square,
+    pub to: Square,
+    pub promotion: Option<Role>,
+    pub castle: bool,
+}
+
+impl MoveInput {
+    /// Parses UCI text (`e2e4`, `e7e8q`); castling as `e1g1` or king takes rook.
+    ///
+    /// # Errors
+    /// [`arbiter_chess::UciError::Syntax`] if the text is not UCI.
+    pub fn from_uci(text: &str) -> Result<MoveInput, arbiter_chess::UciError> {
+        let u: arbiter_chess::UciMove = text.parse()?;
+        Ok(MoveInput { from: u.from, to: u.to, promotion: u.promotion, castle: false })
+    }
+}
+
+/// Kinds of draw claim (Article 9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ClaimKind {
+    /// 9.2: threefold repetition (has appeared, or will with the intended move).
+    Threefold,
+    /// 9.3: fifty moves (completed, or will be with the intended move).
+    FiftyMoves,
+}
+
+/// The penalties of Article 12.9 that affect the game (12.9.7–12.9.9 are
+/// event matters, outside a single game).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PenaltyKind {
+    /// 12.9.1
+    Warning,
+    /// 12.9.2: add this many milliseconds to the opponent's time.
+    AddTimeToOpponent(i64),
+    /// 12.9.3: deduct this many milliseconds from the offender's time.
+    DeductTime(i64),
+    /// 12.9.4: raise the opponent's score to the game maximum.
+    RaiseOpponentScore,
+    /// 12.9.5: reduce the offender's score (the game is scored as lost
+    /// for the offender; the opponent's score is kept).
+    ReduceScore,
+    /// 12.9.6: declare the game lost by the offender (the arbiter decides
+    /// the opponent's score: a win here).
+    DeclareLost,
+}
+
+/// A result the arbiter may declare (8.7, 11.7, 11.8, appeals).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DeclaredResult {
+    WhiteWins,
+    BlackWins,
+    Draw,
+    /// 11.8: both players lose.
+    BothLose,
+}
+
+/// An arbiter's answer to an open question (DEC-12).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Answer {
+    /// Apply the default the question was opened with.
+    Default,
+    /// Accept the player's request or claim.
+    Accept,
+    /// Reject it.
+    Reject,
+    /// Postpone the decision (Guidelines III.5.2).
+    Postpone,
+}
+
+/// Everything the state machine can be told.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    // --- Board acts (over the board, section 0.4 of the catalogue) ---
+    /// A player says "I adjust" (4.2.1), before touching.
+    AnnounceAdjust { color: Color },
+    /// A player touches a piece.
+    Touch { color: Color, square: Square, kind: TouchKind },
+    /// A promotion piece touched the promotion square: the choice is final
+    /// (4.4.4).
+    PromotionPieceTouched { color: Color, role: Role },
+    /// A move made on the board (the hand quit the piece). It may be
+    /// illegal; it is judged when completed.
+    MakeMove { color: Color, mv: MoveInput },
+    /// The clock pressed (completes the move, 6.2.1); `other_hand` when the
+    /// hand that pressed did not make the move (6.2.3).
+    PressClock { color: Color, other_hand: bool },
+
+    // --- Online (FIDE Online Chess Regulations) ---
+    /// A move submitted online: made and completed at once; only legal moves
+    /// are accepted (OCR 3.1.2). A premove is queued while it is not the
+    /// player's turn and played, if legal, as the immediate reply (3.1.5).
+    SubmitMove { color: Color, mv: MoveInput, premove: bool },
+    /// The player's connection was lost (OCR 11).
+    Disconnect { color: Color },
+    /// The player is back (OCR 11.4.1).
+    Reconnect { color: Color },
+
+    // --- Either mode ---
+    OfferDraw { color: Color },
+    AcceptDraw { color: Color },
+    DeclineDraw { color: Color },
+    /// A claim under 9.2 or 9.3, with the intended move written first (9.2.1,
+    /// 9.3.1) or without (9.2.2, 9.3.2).
+    ClaimDraw { color: Color, kind: ClaimKind, intended: Option<MoveInput> },
+    Resign { color: Color },
+    /// The player arrived at the board (default time, 6.7).
+    PlayerArrived { color: Color },
+    /// Guidelines III.4: request a 5-second increment for both players (also
+    /// a draw offer).
+    RequestIncrement { color: Color },
+    /// Guidelines III.5: claim that the opponent cannot win by normal means.
+    ClaimNoWinningAttempt { color: Color },
+    /// Time check by a timer with no other input: lets the machine notice a
+    /// flag or a default-time deadline at `at`.
+    Tick,
+
+    // --- Arbiter actions ---
+    /// Start the game: White's clock starts (6.6).
+    Start,
+    /// Pause both clocks (6.11).
+    PauseClocks,
+    /// Resume the clock of the side that was running.
+    ResumeClocks,
+    /// Add (or, negative, remove) time on a side's clock (6.10, 12.9).
+    AdjustClock { color: Color, delta_ms: i64 },
+    /// Set a side's remaining time (6.10.2).
+    SetClock { color: Color, remaining_ms: i64 },
+    /// A penalty of Article 12.9.
+    Penalty { color: Color, kind: PenaltyKind },
+    /// Reinstate the position before ply `ply` (7.5.1, 7.6): moves from that
+    /// ply on are taken back.
+    ReinstatePosition { ply: usize },
+    /// Declare the result (8.7, 11.7, 11.8, appeals, OCR 15.3/15.4).
+    DeclareResult { result: DeclaredResult },
+    /// An electronic device found on a player (11.3.2).
+    DeviceFound { color: Color },
+    /// The arbiter answers an open question.
+    AnswerQuestion { id: u32, answer: Answer },
+}
+
+impl Event {
+    /// The player the event comes from, if it is a player's act.
+    pub fn player(&self) -> Option<Color> {
+        use Event::*;
+        match self {
+            AnnounceAdjust { color }
+            | Touch { color, .. }
+            | PromotionPieceTouched { color, .. }
+            | MakeMove { color, .. }
+            | PressClock { color, .. }
+            | SubmitMove { color, .. }
+            | Disconnect { color }
+            | Reconnect { color }
+            | OfferDraw { color }
+            | AcceptDraw { color }
+            | DeclineDraw { color }
+            | ClaimDraw { color, .. }
+            | Resign { color }
+            | PlayerArrived { color }
+            | RequestIncrement { color }
+            | ClaimNoWinningAttempt { color } => Some(*color),
+            _ => None,
+        }
+    }
+
+    /// `true` for arbiter actions (and the timer tick).
+    pub fn is_arbiter_action(&self) -> bool {
+        self.player().is_none()
+    }
+}

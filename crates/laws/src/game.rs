@@ -1,0 +1,1391 @@
+//! The game state machine: `apply(event, at)` returns the rulings the Laws
+//! give, or a rejection that changes nothing.
+//!
+//! # Choices where the Laws leave room (section 18 of the rule catalogue)
+//!
+//! - DEC-2: adjusting (or touching) by the player who does not have the move
+//!   earns a 12.9.1 warning and creates no obligation.
+//! - DEC-3: the penalty in blitz is one minute, also under B.2.
+//! - DEC-4: "cannot checkmate by any series of legal moves" is decided by the
+//!   helpmate analyser of `arbiter_chess::dead`; when it cannot decide, the
+//!   default applies (the game is lost, the draw being the exception) and an
+//!   arbiter question is opened. The position tested is the one on the board.
+//! - DEC-5: the service's clock is authoritative; a move stamped at or after
+//!   the flag instant loses to the flag.
+//! - DEC-6: a castling move is reported whole (with its rook); half-made
+//!   castling is not modelled.
+//! - DEC-7: the first Fischer increment is added at the start.
+//! - DEC-9: after a completed illegal move the offender keeps the time used,
+//!   loses the increment of that press, and the opponent gets the penalty.
+//! - DEC-10: over the board a 9.2/9.3 claim is accepted from the player whose
+//!   opponent has made a move, even before the clock was pressed.
+//! - DEC-11: pressing a clock that is not running is refused; it is never
+//!   counted as an illegal move.
+//! - DEC-12: judgement calls (Guidelines III claims and requests, unknown
+//!   mating possibilities) open a question with a documented default.
+//! - DEC-13: in Chess960 only an explicit castling intent castles.
+//! - DEC-14: CN-7 counts an offer that lapsed by a move as declined; claims do
+//!   not count.
+//! - DEC-16: a reinstated position takes back the history after it.
+//! - DEC-17: an offer made before the offerer's own move stays pending until a
+//!   9.1.2.1 lapse, with a 12.9.1 warning for the wrong sequence.
+//!
+//! Not modelled yet: illegal moves that stand because nobody observed them
+//! (A.5.2 with `observe = false`), both kings in check (A.5.4), colours or
+//! set-up errors (7.2, 7.3).
+
+use arbiter_chess::dead::{self, Mateability};
+use arbiter_chess::{
+    Bitboard, CastlingMode, Color, FenOptions, GameRecord, Move, Position, Role, Square, Termination,
+};
+
+use crate::clock::{Clock, ClockConfig, ClockError, Timestamp};
+use crate::event::{Answer, ClaimKind, DeclaredResult, Event, MoveInput, PenaltyKind, TouchKind};
+use crate::regulations::{DevicePenalty, DrawOfferRestriction, Regulations, RegulationsError};
+use crate::ruling::{Decision, GameEnd, RejectReason, Rejection, Ruling};
+use crate::scoring::GameResult;
+use crate::time_control::Bonus;
+use crate::touch::{self, Obligation};
+
+/// A pending draw offer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DrawOffer {
+    pub by: Color,
+    /// Plies played when it was made.
+    pub ply: usize,
+}
+
+/// What an open question is about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum QuestionKind {
+    /// The analyser could not tell whether `side` can still checkmate; the
+    /// result `applied` was given by default.
+    CannotMateUnknown { side: Color, applied: GameResult },
+    /// Guidelines III.4: `by` asks for a 5-second increment for both.
+    IncrementRequest { by: Color },
+    /// Guidelines III.5: `by` claims the opponent cannot win by normal means.
+    NoWinningAttempt { by: Color },
+}
+
+/// A question left to the arbiter (DEC-12).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Question {
+    pub id: u32,
+    pub kind: QuestionKind,
+    pub text: String,
+    pub default: String,
+}
+
+/// A move made on the board and not yet completed (over the board).
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Pending {
+    /// A legal move, already on the record.
+    Legal { color: Color, ply: usize },
+    /// A pawn reached the last rank and was not replaced (7.5.2): the move is
+    /// on the record as a queen promotion; completing it is an illegal move.
+    UnfinishedPromotion { color: Color, ply: usize },
+    /// An illegal move (Article 3); the record is unchanged.
+    Illegal { color: Color, mv: MoveInput, description: String, two_hands: bool },
+    /// A legal move that breaks touch-move; refused by the service.
+    Refused { color: Color },
+}
+
+/// The per-move state of the player having the move (over the board).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct TurnState {
+    /// Squares touched with intent, in order.
+    touched: Vec<Square>,
+    adjust_announced: bool,
+    /// 4.4.4: the promotion piece that touched the square.
+    promotion: Option<Role>,
+    /// 9.4: a piece was touched with intent: no claim on this move.
+    claim_right_lost: bool,
+    /// A move the player must make (incorrect claim with an intended move).
+    forced: Option<Obligation>,
+}
+
+/// One game under the Laws.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Game {
+    regs: Regulations,
+    record: GameRecord,
+    clock: Clock,
+    started_at: Option<i64>,
+    end: Option<GameEnd>,
+    last_at: Option<i64>,
+    illegal_moves: [u32; 2],
+    warnings: [u32; 2],
+    moves_made: [u32; 2],
+    turn: TurnState,
+    pending: Option<Pending>,
+    offer: Option<DrawOffer>,
+    /// CN-7: this side may not offer until it declines an offer.
+    cn_blocked: [bool; 2],
+    questions: Vec<Question>,
+    next_question: u32,
+    premove: Option<(Color, MoveInput)>,
+    arrived: [bool; 2],
+    disconnected_at: [Option<i64>; 2],
+    /// Whether a question keeps the clocks paused (III.5).
+    paused_for_question: Option<u32>,
+}
+
+type Outcome = Result<Vec<Ruling>, Rejection>;
+
+fn reject(reason: RejectReason, rule: Option<&'static str>, message: impl Into<String>) -> Rejection {
+    Rejection::new(reason, rule, message)
+}
+
+impl Game {
+    /// A new game under `regs`, not yet started.
+    ///
+    /// # Errors
+    /// [`RegulationsError`] if the regulations do not fit together.
+    pub fn new(regs: Regulations) -> Result<Game, RegulationsError> {
+        regs.validate()?;
+        let start = match &regs.start_fen {
+            Some(fen) => {
+                let options = FenOptions { chess960: regs.chess960, ..FenOptions::STRICT };
+                Position::from_fen_with(fen, options).map_err(|e| RegulationsError::StartPosition(e.to_string()))?
+            }
+            None => {
+                let mut p = Position::startpos();
+                if regs.chess960 {
+                    p.set_castling_mode(CastlingMode::Chess960);
+                }
+                p
+            }
+        };
+        let clock = Clock::new(
+            regs.time_control.clone(),
+            ClockConfig { max_lag_compensation_ms: regs.max_lag_compensation_ms },
+        );
+        Ok(Game {
+            record: GameRecord::new(start),
+            clock,
+            regs,
+            started_at: None,
+            end: None,
+            last_at: None,
+            illegal_moves: [0; 2],
+            warnings: [0; 2],
+            moves_made: [0; 2],
+            turn: TurnState::default(),
+            pending: None,
+            offer: None,
+            cn_blocked: [false; 2],
+            questions: Vec::new(),
+            next_question: 1,
+            premove: None,
+            arrived: [false; 2],
+            disconnected_at: [None; 2],
+            paused_for_question: None,
+        })
+    }
+
+    // ----- Reading the state -----
+
+    pub fn regulations(&self) -> &Regulations {
+        &self.regs
+    }
+
+    /// The game record (positions and moves on the board).
+    pub fn record(&self) -> &GameRecord {
+        &self.record
+    }
+
+    /// The position on the board.
+    pub fn position(&self) -> &Position {
+        self.record.position()
+    }
+
+    pub fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
+    /// Remaining time of `color` at instant `at`.
+    pub fn remaining_ms(&self, color: Color, at: i64) -> i64 {
+        self.rem(color, at)
+    }
+
+    pub fn is_started(&self) -> bool {
+        self.started_at.is_some()
+    }
+
+    /// The end of the game, once over.
+    pub fn end(&self) -> Option<&GameEnd> {
+        self.end.as_ref()
+    }
+
+    pub fn is_over(&self) -> bool {
+        self.end.is_some()
+    }
+
+    pub fn draw_offer(&self) -> Option<&DrawOffer> {
+        self.offer.as_ref()
+    }
+
+    pub fn illegal_move_count(&self, color: Color) -> u32 {
+        self.illegal_moves[color.index()]
+    }
+
+    pub fn warning_count(&self, color: Color) -> u32 {
+        self.warnings[color.index()]
+    }
+
+    pub fn open_questions(&self) -> &[Question] {
+        &self.questions
+    }
+
+    /// The moves the player having the move is bound to, if any.
+    pub fn obligation(&self) -> Option<Obligation> {
+        if let Some(f) = &self.turn.forced {
+            return Some(f.clone());
+        }
+        if self.regs.mode.is_online() {
+            return None;
+        }
+        touch::obligation(self.position(), &self.turn.touched)
+    }
+
+    /// The next instant at which time alone changes the game (a flag, a
+    /// default time, a reconnect window), so a server can wake exactly then.
+    pub fn next_deadline(&self) -> Option<i64> {
+        if self.end.is_some() {
+            return None;
+        }
+        let mut best: Option<i64> = self.clock.flag_deadline().map(|t| t.0);
+        let mut consider = |t: i64| best = Some(best.map_or(t, |b| b.min(t)));
+        if let (Some(start), Some(default)) = (self.started_at, self.regs.default_time_ms) {
+            if !self.arrived[0] || !self.arrived[1] {
+                consider(start + default);
+            }
+        }
+        if let Some(window) = self.regs.reconnect_window_ms {
+            for t in self.disconnected_at.iter().flatten() {
+                consider(t + window);
+            }
+        }
+        best
+    }
+
+    // ----- Applying events -----
+
+    /// Applies `event` at instant `at` (milliseconds of the service's
+    /// monotonic clock). Returns the rulings, or a rejection that leaves the
+    /// game exactly as it was.
+    ///
+    /// # Errors
+    /// A [`Rejection`] naming the rule that forbids the act, where one does.
+    pub fn apply(&mut self, event: &Event, at: i64) -> Outcome {
+        if let Some(last) = self.last_at {
+            if at < last {
+                return Err(reject(
+                    RejectReason::TimeWentBackwards,
+                    None,
+                    format!("event at {at} ms is earlier than the last event at {last} ms"),
+                ));
+            }
+        }
+        // Work on a copy so that a rejection changes nothing, whatever
+        // happened before it was found.
+        let mut next = self.clone();
+        next.last_at = Some(at);
+        let mut rulings = next.observe_time(at);
+        if next.end.is_some() && !rulings.is_empty() {
+            // Time decided the game before this event could act (P2: a flag
+            // observed before a mating move). Arbiter actions still apply.
+            if event.is_arbiter_action() {
+                match next.dispatch(event, at) {
+                    Ok(mut more) => rulings.append(&mut more),
+                    Err(_) => {}
+                }
+            }
+            *self = next;
+            return Ok(rulings);
+        }
+        let mut more = next.dispatch(event, at)?;
+        rulings.append(&mut more);
+        *self = next;
+        Ok(rulings)
+    }
+
+    /// Replays events from the start: the same events give the same game.
+    ///
+    /// # Errors
+    /// The first rejection, with its index.
+    pub fn replay<'a>(
+        regs: Regulations,
+        events: impl IntoIterator<Item = &'a (Event, i64)>,
+    ) -> Result<Game, (usize, Rejection)> {
+        let mut g = Game::new(regs).map_err(|e| (0, reject(RejectReason::InvalidArgument, None, e.to_string())))?;
+        for (i, (e, at)) in events.into_iter().enumerate() {
+            g.apply(e, *at).map_err(|r| (i, r))?;
+        }
+        Ok(g)
+    }
+
+    fn dispatch(&mut self, event: &Event, at: i64) -> Outcome {
+        use Event::*;
+        let over_ok = matches!(event, DeclareResult { .. } | AnswerQuestion { .. } | Tick);
+        if self.end.is_some() && !over_ok {
+            return Err(reject(RejectReason::GameOver, None, "the game is over"));
+        }
+        let needs_start = !matches!(
+            event,
+            Start | PlayerArrived { .. } | DeviceFound { .. } | DeclareResult { .. } | Tick | AnswerQuestion { .. }
+        );
+        if needs_start && self.started_at.is_none() {
+            return Err(reject(RejectReason::NotStarted, Some("FIDE-6.6"), "the game has not started"));
+        }
+        match event {
+            Start => self.start(at),
+            Tick => Ok(Vec::new()),
+            AnnounceAdjust { color } => self.announce_adjust(*color),
+            Touch { color, square, kind } => self.touch(*color, *square, *kind),
+            PromotionPieceTouched { color, role } => self.promotion_touched(*color, *role),
+            MakeMove { color, mv } => self.make_move(*color, mv, at),
+            PressClock { color, other_hand } => self.press_clock(*color, *other_hand, at),
+            SubmitMove { color, mv, premove } => self.submit_move(*color, mv, *premove, at),
+            Disconnect { color } => self.disconnect(*color, at),
+            Reconnect { color } => self.reconnect(*color),
+            OfferDraw { color } => self.offer_draw(*color),
+            AcceptDraw { color } => self.accept_draw(*color),
+            DeclineDraw { color } => self.decline_draw(*color),
+            ClaimDraw { color, kind, intended } => self.claim_draw(*color, *kind, intended.as_ref(), at),
+            Resign { color } => self.resign(*color),
+            PlayerArrived { color } => self.player_arrived(*color, at),
+            RequestIncrement { color } => self.request_increment(*color, at),
+            ClaimNoWinningAttempt { color } => self.claim_no_winning_attempt(*color, at),
+            PauseClocks => self.pause(at),
+            ResumeClocks => self.resume(at),
+            AdjustClock { color, delta_ms } => self.adjust_clock(*color, *delta_ms, at),
+            SetClock { color, remaining_ms } => self.set_clock(*color, *remaining_ms, at),
+            Penalty { color, kind } => self.penalty(*color, *kind, at),
+            ReinstatePosition { ply } => self.reinstate(*ply),
+            DeclareResult { result } => self.declare_result(*result),
+            DeviceFound { color } => self.device_found(*color, at),
+            AnswerQuestion { id, answer } => self.answer_question(*id, *answer, at),
+        }
+    }
+
+    // ----- Time -----
+
+    /// Rulings that time alone produces by `at`: a flag (6.8, 6.9, OCR 4.3),
+    /// a default time (6.7), an expired reconnect window (OCR 11.4.2).
+    fn observe_time(&mut self, at: i64) -> Vec<Ruling> {
+        if self.end.is_some() || self.started_at.is_none() {
+            return Vec::new();
+        }
+        // Whichever deadline comes first decides.
+        let mut deadlines: Vec<(i64, u8, Color)> = Vec::new();
+        if let Some(flag) = self.clock.flag_deadline() {
+            if let Some(side) = self.clock.running() {
+                deadlines.push((flag.0, 0, side));
+            }
+        }
+        if let (Some(start), Some(default)) = (self.started_at, self.regs.default_time_ms) {
+            for c in Color::ALL {
+                if !self.arrived[c.index()] {
+                    deadlines.push((start + default, 1, c));
+                }
+            }
+        }
+        if let Some(window) = self.regs.reconnect_window_ms {
+            for c in Color::ALL {
+                if let Some(t) = self.disconnected_at[c.index()] {
+                    deadlines.push((t + window, 2, c));
+                }
+            }
+        }
+        deadlines.sort();
+        let Some(&(when, kind, side)) = deadlines.first() else { return Vec::new() };
+        if when > at {
+            return Vec::new();
+        }
+        match kind {
+            0 => self.flag_fell(side, when),
+            1 => self.default_time_expired(when),
+            _ => self.reconnect_window_expired(side, when),
+        }
+    }
+
+    fn flag_fell(&mut self, side: Color, when: i64) -> Vec<Ruling> {
+        let _ = self.clock.pause(Timestamp(when));
+        let rule = if self.regs.mode.is_online() { "OCR-4.3" } else { "FIDE-6.9" };
+        self.lose_unless_cannot_mate(side, rule, "flag fell")
+    }
+
+    fn default_time_expired(&mut self, when: i64) -> Vec<Ruling> {
+        let absent: Vec<Color> = Color::ALL.into_iter().filter(|c| !self.arrived[c.index()]).collect();
+        let _ = when;
+        let result = match absent.as_slice() {
+            [c] => win_for(c.other()),
+            _ => GameResult::BothLose,
+        };
+        vec![self.finish(result, "a player did not arrive within the default time", "FIDE-6.7a")]
+    }
+
+    fn reconnect_window_expired(&mut self, side: Color, when: i64) -> Vec<Ruling> {
+        let _ = self.clock.pause(Timestamp(when));
+        self.lose_unless_cannot_mate(side, "OCR-11.4.2", "did not reconnect in time")
+    }
+
+    // ----- Results -----
+
+    fn finish(&mut self, result: GameResult, reason: &str, rule: &'static str) -> Ruling {
+        let armageddon_winner = if self.regs.armageddon {
+            match result {
+                GameResult::WhiteWins | GameResult::WhiteWinsByForfeit => Some(Color::White),
+                GameResult::BlackWins | GameResult::BlackWinsByForfeit | GameResult::Draw => Some(Color::Black),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        let end = GameEnd { result, reason: reason.to_owned(), rule, armageddon_winner };
+        self.end = Some(end.clone());
+        self.offer = None;
+        self.premove = None;
+        // The clocks stop with the game; a clock already paused stays so.
+        if self.clock.running().is_some() {
+            let at = self.last_at.unwrap_or(0).max(self.clock.last_event_at().map_or(0, |t| t.0));
+            let _ = self.clock.pause(Timestamp(at));
+        }
+        Ruling::new(rule, Decision::GameOver(end))
+    }
+
+    /// `loser` loses, unless the opponent cannot checkmate by any series of
+    /// legal moves (5.1.2, 6.9, 7.5.5, OCR 4.3, 11.4.2): then a draw.
+    fn lose_unless_cannot_mate(&mut self, loser: Color, rule: &'static str, why: &str) -> Vec<Ruling> {
+        let winner = loser.other();
+        let pos = *self.position();
+        match dead::can_mate(&pos, winner) {
+            Mateability::CannotMate => {
+                vec![self.finish(GameResult::Draw, &format!("{why}; {winner} cannot checkmate"), rule)]
+            }
+            Mateability::CanMate(_) => vec![self.finish(win_for(winner), why, rule)],
+            Mateability::Unknown => {
+                let applied = win_for(winner);
+                let mut out = vec![self.finish(applied, why, rule)];
+                out.push(self.open_question(
+                    QuestionKind::CannotMateUnknown { side: winner, applied },
+                    format!("Can {winner} still checkmate in this position? The analyser could not decide."),
+                    format!("{applied} stands (the draw is the exception, DEC-4)"),
+                ));
+                out
+            }
+        }
+    }
+
+    fn open_question(&mut self, kind: QuestionKind, text: String, default: String) -> Ruling {
+        let id = self.next_question;
+        self.next_question += 1;
+        self.questions.push(Question { id, kind, text: text.clone(), default: default.clone() });
+        Ruling::new("DEC-12", Decision::QuestionOpened { id, question: text, default })
+    }
+
+    /// The automatic ends after a move: checkmate, stalemate, dead position,
+    /// fivefold, seventy-five moves, and online threefold and fifty moves.
+    fn automatic_end(&mut self) -> Option<Ruling> {
+        let online = self.regs.mode.is_online();
+        let autodraw = self.regs.automatic_draws();
+        let outcome = self.record.outcome_with_dead_position(|p| dead::is_dead(p).is_dead() == Some(true));
+        if let Some(o) = outcome {
+            let rule = match (o.termination(), online) {
+                (Termination::Stalemate, true) => "OCR-5.4.2",
+                (Termination::DeadPosition, true) => "OCR-5.4.3",
+                (t, _) => t.rule_id(),
+            };
+            let result = match o.winner() {
+                Some(w) => win_for(w),
+                None => GameResult::Draw,
+            };
+            return Some(self.finish(result, o.termination().description(), rule));
+        }
+        if autodraw {
+            if self.record.is_threefold_repetition() {
+                return Some(self.finish(GameResult::Draw, "threefold repetition", "OCR-5.4.1"));
+            }
+            if self.record.is_fifty_moves() {
+                return Some(self.finish(GameResult::Draw, "fifty-move rule", "OCR-5.4.4"));
+            }
+        }
+        None
+    }
+
+    // ----- Arbiter: start, pause, clocks -----
+
+    fn start(&mut self, at: i64) -> Outcome {
+        if self.started_at.is_some() {
+            return Err(reject(RejectReason::InvalidArgument, Some("FIDE-6.6"), "the game has already started"));
+        }
+        self.started_at = Some(at);
+        let first = self.position().turn();
+        self.clock.start(first, Timestamp(at)).map_err(clock_rejection)?;
+        let mut out = vec![Ruling::new(
+            "FIDE-6.6",
+            Decision::GameStarted {
+                white_ms: self.rem(Color::White, at),
+                black_ms: self.rem(Color::Black, at),
+            },
+        )];
+        // A deadline already passed (default time 0 with an absent player).
+        out.extend(self.observe_time(at));
+        Ok(out)
+    }
+
+    fn pause(&mut self, at: i64) -> Outcome {
+        if self.clock.is_paused() {
+            return Err(reject(RejectReason::ClocksPaused, Some("FIDE-6.11"), "the clocks are already paused"));
+        }
+        self.clock.pause(Timestamp(at)).map_err(clock_rejection)?;
+        Ok(vec![Ruling::new("FIDE-6.11", Decision::ClocksPaused)])
+    }
+
+    fn resume(&mut self, at: i64) -> Outcome {
+        if !self.clock.is_paused() {
+            return Err(reject(RejectReason::InvalidArgument, Some("FIDE-6.11"), "the clocks are not paused"));
+        }
+        self.clock.resume(Timestamp(at)).map_err(clock_rejection)?;
+        self.paused_for_question = None;
+        Ok(vec![Ruling::new("FIDE-6.11", Decision::ClocksResumed)])
+    }
+
+    fn adjust_clock(&mut self, color: Color, delta: i64, at: i64) -> Outcome {
+        if delta.abs() > 24 * 3_600_000 {
+            return Err(reject(RejectReason::InvalidArgument, None, "a clock adjustment must be within 24 hours"));
+        }
+        self.clock.adjust(color, delta, Timestamp(at)).map_err(clock_rejection)?;
+        Ok(vec![Ruling::new(
+            "FIDE-6.10",
+            Decision::ClockAdjusted { color, delta_ms: delta, remaining_ms: self.rem(color, at) },
+        )])
+    }
+
+    fn set_clock(&mut self, color: Color, remaining: i64, at: i64) -> Outcome {
+        if !(0..=24 * 3_600_000).contains(&remaining) {
+            return Err(reject(RejectReason::InvalidArgument, None, "a clock must be set between 0 and 24 hours"));
+        }
+        self.clock.set_remaining(color, remaining, Timestamp(at)).map_err(clock_rejection)?;
+        Ok(vec![Ruling::new("FIDE-6.10", Decision::ClockSet { color, remaining_ms: remaining })])
+    }
+
+    /// Adds `ms` to `color`'s clock (a subtraction takes at most what is left).
+    fn add_time(&mut self, color: Color, ms: i64, at: i64, rule: &'static str) -> Ruling {
+        let ms = ms.max(-self.rem(color, at));
+        let _ = self.clock.adjust(color, ms, Timestamp(at));
+        Ruling::new(
+            rule,
+            Decision::ClockAdjusted { color, delta_ms: ms, remaining_ms: self.rem(color, at) },
+        )
+    }
+
+    /// Remaining time of `color` at `at` (settled time if `at` is not usable).
+    fn rem(&self, color: Color, at: i64) -> i64 {
+        self.clock.remaining_at(color, Timestamp(at)).unwrap_or_else(|_| self.clock.settled_ms(color))
+    }
+
+    /// Presses the clock and takes the press back at once: the mover keeps
+    /// the time used, loses what the press credited, and his clock runs again
+    /// (7.5.1 with DEC-9, and Article 4 breaches).
+    fn press_and_retract(&mut self, at: i64) -> Result<(), Rejection> {
+        self.clock.press(Timestamp(at)).map_err(clock_rejection)?;
+        self.clock.retract_last_press(Timestamp(at)).map_err(clock_rejection)?;
+        Ok(())
+    }
+
+    /// Removes `credited` ms that a press gave `color` (7.5.2: the increment
+    /// of an illegal press is not kept).
+    fn revoke_credit(&mut self, credited: i64, color: Color, at: i64) {
+        if credited > 0 {
+            let _ = self.clock.adjust(color, -credited.min(self.rem(color, at)), Timestamp(at));
+        }
+    }
+
+    fn warn(&mut self, color: Color, reason: impl Into<String>, rule: &'static str) -> Ruling {
+        self.warnings[color.index()] += 1;
+        Ruling::new(rule, Decision::Warning { color, reason: reason.into() })
+    }
+
+    fn penalty(&mut self, color: Color, kind: PenaltyKind, at: i64) -> Outcome {
+        Ok(match kind {
+            PenaltyKind::Warning => vec![self.warn(color, "warning from the arbiter", "FIDE-12.9")],
+            PenaltyKind::AddTimeToOpponent(ms) => {
+                if !(1..=3_600_000).contains(&ms) {
+                    return Err(reject(RejectReason::InvalidArgument, None, "time must be between 1 ms and 60 minutes"));
+                }
+                vec![self.add_time(color.other(), ms, at, "FIDE-12.9")]
+            }
+            PenaltyKind::DeductTime(ms) => {
+                if !(1..=3_600_000).contains(&ms) {
+                    return Err(reject(RejectReason::InvalidArgument, None, "time must be between 1 ms and 60 minutes"));
+                }
+                vec![self.add_time(color, -ms, at, "FIDE-12.9")]
+            }
+            PenaltyKind::RaiseOpponentScore | PenaltyKind::ReduceScore | PenaltyKind::DeclareLost => {
+                vec![self.finish(win_for(color.other()), "penalty of the arbiter", "FIDE-12.9")]
+            }
+        })
+    }
+
+    fn reinstate(&mut self, ply: usize) -> Outcome {
+        if ply > self.record.ply_count() {
+            return Err(reject(
+                RejectReason::InvalidArgument,
+                Some("FIDE-7.5.1"),
+                format!("the game has only {} plies", self.record.ply_count()),
+            ));
+        }
+        while self.record.ply_count() > ply {
+            if let Some(m) = self.record.pop() {
+                let mover = self.position().turn();
+                let _ = m;
+                self.moves_made[mover.index()] = self.moves_made[mover.index()].saturating_sub(1);
+            }
+        }
+        self.pending = None;
+        self.turn = TurnState::default();
+        Ok(vec![Ruling::new("FIDE-7.5.1", Decision::PositionReinstated { ply, fen: self.position().fen() })])
+    }
+
+    fn declare_result(&mut self, result: DeclaredResult) -> Outcome {
+        let r = match result {
+            DeclaredResult::WhiteWins => GameResult::WhiteWins,
+            DeclaredResult::BlackWins => GameResult::BlackWins,
+            DeclaredResult::Draw => GameResult::Draw,
+            DeclaredResult::BothLose => GameResult::BothLose,
+        };
+        Ok(vec![self.finish(r, "declared by the arbiter", "FIDE-8.7")])
+    }
+
+    fn device_found(&mut self, color: Color, at: i64) -> Outcome {
+        match self.regs.device_penalty {
+            // The opponent wins even if he could never checkmate (11.3.2.2 comm.).
+            DevicePenalty::Loss => {
+                let reason = if self.started_at.is_none() {
+                    "electronic device found before the game started (unplayed)"
+                } else {
+                    "electronic device found"
+                };
+                Ok(vec![self.finish(win_for(color.other()), reason, "FIDE-11.3b")])
+            }
+            DevicePenalty::DeductTime(ms) => Ok(vec![self.add_time(color, -ms, at, "FIDE-11.3b")]),
+        }
+    }
+
+    fn answer_question(&mut self, id: u32, answer: Answer, at: i64) -> Outcome {
+        let Some(index) = self.questions.iter().position(|q| q.id == id) else {
+            return Err(reject(RejectReason::InvalidArgument, Some("DEC-12"), format!("no open question {id}")));
+        };
+        let q = self.questions.remove(index);
+        let mut out = vec![Ruling::new("DEC-12", Decision::QuestionAnswered { id, answer: format!("{answer:?}") })];
+        match (&q.kind, answer) {
+            (QuestionKind::CannotMateUnknown { .. }, Answer::Accept) => {
+                // The arbiter finds that the side cannot checkmate: a draw.
+                out.push(self.finish(GameResult::Draw, "the arbiter found no possible checkmate", "FIDE-6.9"));
+            }
+            (QuestionKind::CannotMateUnknown { .. }, _) => {}
+            (QuestionKind::IncrementRequest { by }, Answer::Accept) => {
+                let by = *by;
+                if self.end.is_none() {
+                    let control = self.clock.control().with_bonus_everywhere(Bonus::increment(5_000));
+                    let _ = self.clock.set_control(control, Timestamp(at));
+                    out.push(Ruling::new("FIDE-III.4", Decision::IncrementIntroduced { increment_ms: 5_000 }));
+                    out.push(self.add_time(by.other(), 2 * 60_000, at, "FIDE-III.4"));
+                }
+            }
+            (QuestionKind::IncrementRequest { .. }, _) => {}
+            (QuestionKind::NoWinningAttempt { by }, a) => {
+                let by = *by;
+                if self.paused_for_question == Some(id) && self.clock.is_paused() {
+                    let _ = self.clock.resume(Timestamp(at));
+                    self.paused_for_question = None;
+                }
+                if self.end.is_none() {
+                    match a {
+                        Answer::Accept => {
+                            out.push(self.finish(GameResult::Draw, "no winning attempt by normal means", "FIDE-III.5"))
+                        }
+                        Answer::Reject => out.push(self.add_time(by.other(), 2 * 60_000, at, "FIDE-III.5")),
+                        Answer::Postpone | Answer::Default => {}
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    // ----- Players: arrival, connection -----
+
+    fn player_arrived(&mut self, color: Color, _at: i64) -> Outcome {
+        if self.arrived[color.index()] {
+            return Err(reject(RejectReason::InvalidArgument, Some("FIDE-6.7a"), format!("{color} has already arrived")));
+        }
+        self.arrived[color.index()] = true;
+        Ok(vec![Ruling::new("FIDE-6.7a", Decision::PlayerArrived { color })])
+    }
+
+    fn disconnect(&mut self, color: Color, at: i64) -> Outcome {
+        if !self.regs.mode.is_online() {
+            return Err(reject(RejectReason::NotApplicable, Some("OCR-11"), "disconnections apply to online games"));
+        }
+        if self.disconnected_at[color.index()].is_some() {
+            return Err(reject(RejectReason::InvalidArgument, Some("OCR-11"), format!("{color} is already disconnected")));
+        }
+        self.disconnected_at[color.index()] = Some(at);
+        Ok(vec![Ruling::new("OCR-11.4", Decision::Disconnected { color })])
+    }
+
+    fn reconnect(&mut self, color: Color) -> Outcome {
+        if self.disconnected_at[color.index()].take().is_none() {
+            return Err(reject(RejectReason::InvalidArgument, Some("OCR-11"), format!("{color} is not disconnected")));
+        }
+        Ok(vec![Ruling::new("OCR-11.4.1", Decision::Reconnected { color })])
+    }
+
+    // ----- Moves over the board -----
+
+    /// The player who has the move (DEF-HAS-MOVE): the side to move on the
+    /// board; a made, uncompleted legal move already passed it.
+    fn has_move(&self) -> Color {
+        self.position().turn()
+    }
+
+    fn announce_adjust(&mut self, color: Color) -> Outcome {
+        if self.regs.mode.is_online() {
+            return Err(reject(RejectReason::NotApplicable, Some("OCR-1.3"), "there is no adjusting online"));
+        }
+        if color != self.has_move() {
+            // DEC-2: a warning, no obligation.
+            return Ok(vec![self.warn(color, "adjusting when not having the move", "FIDE-4.2a")]);
+        }
+        self.turn.adjust_announced = true;
+        Ok(Vec::new())
+    }
+
+    fn touch(&mut self, color: Color, square: Square, kind: TouchKind) -> Outcome {
+        if self.regs.mode.is_online() {
+            return Err(reject(RejectReason::NotApplicable, Some("OCR-1.3"), "there is no touch-move online"));
+        }
+        if kind == TouchKind::Accidental {
+            return Ok(Vec::new());
+        }
+        if !self.position().board().occupied().contains(square) {
+            return Err(reject(RejectReason::InvalidArgument, None, format!("there is no piece on {square}")));
+        }
+        if color != self.has_move() {
+            let what = if kind == TouchKind::Adjust { "adjusting" } else { "touching a piece" };
+            return Ok(vec![self.warn(color, format!("{what} when not having the move"), "FIDE-4.2a")]);
+        }
+        if matches!(self.pending, Some(Pending::Illegal { .. }) | Some(Pending::Refused { .. })) {
+            // Still bound by the piece already moved; further touches add to the order.
+        }
+        if kind == TouchKind::Adjust && self.turn.adjust_announced {
+            return Ok(Vec::new());
+        }
+        // 4.2.2: any other contact is a touch with intent.
+        let mut out = Vec::new();
+        if !self.turn.touched.contains(&square) {
+            self.turn.touched.push(square);
+        }
+        self.turn.claim_right_lost = true;
+        out.extend(self.offer_lapses_by_touch(color));
+        if let Some(o) = self.obligation() {
+            out.push(self.obligation_ruling(color, &o));
+        }
+        Ok(out)
+    }
+
+    fn obligation_ruling(&self, color: Color, o: &Obligation) -> Ruling {
+        let pos = self.position();
+        let mut allowed: Vec<String> = o.allowed.iter().map(|m| pos.san(*m)).collect();
+        allowed.sort();
+        Ruling::new(o.rule, Decision::Obligation { color, allowed, reason: o.reason.clone() })
+    }
+
+    /// 9.1.2.1: the receiver of an offer rejects it by touching a piece with
+    /// intent (over the board) or by playing a move (online).
+    fn offer_lapses_by_touch(&mut self, color: Color) -> Vec<Ruling> {
+        match &self.offer {
+            Some(o) if o.by != color => {
+                let by = o.by;
+                self.offer = None;
+                self.cn_declined(by, color);
+                vec![Ruling::new(
+                    "FIDE-9.1.2b",
+                    Decision::DrawOfferLapsed {
+                        color: by,
+                        reason: format!("{color} touched a piece with the intention of moving it"),
+                    },
+                )]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn promotion_touched(&mut self, color: Color, role: Role) -> Outcome {
+        if self.regs.mode.is_online() {
+            return Err(reject(RejectReason::NotApplicable, Some("OCR-1.3"), "promotion is chosen with the move online"));
+        }
+        if color != self.has_move() {
+            return Err(reject(RejectReason::NotYourTurn, None, format!("{color} does not have the move")));
+        }
+        if matches!(role, Role::Pawn | Role::King) {
+            return Err(reject(RejectReason::InvalidArgument, Some("FIDE-3.7"), "a pawn promotes to a queen, rook, bishop or knight"));
+        }
+        if self.turn.promotion.is_none() {
+            self.turn.promotion = Some(role);
+        }
+        Ok(Vec::new())
+    }
+
+    /// Resolves a reported move to a legal move of the side to move, or
+    /// `None` if it is not legal (Article 3). In Chess960 a king move is
+    /// castling only with an explicit intent or king-takes-rook (DEC-13).
+    fn resolve(&self, mv: &MoveInput) -> Option<Move> {
+        let pos = self.position();
+        let candidates = pos.legal_moves_filtered(Bitboard::from_square(mv.from), Bitboard::FULL);
+        let chess960 = pos.castling_mode() == CastlingMode::Chess960;
+        candidates.iter().copied().find(|m| {
+            if m.promotion_role() != mv.promotion {
+                return false;
+            }
+            if m.is_castle() {
+                if m.to() == mv.to {
+                    // King onto its own rook: castling in every variant.
+                    return true;
+                }
+                m.king_or_piece_to() == mv.to && (mv.castle || !chess960)
+            } else {
+                // An explicit castling intent never matches an ordinary move.
+                m.to() == mv.to && !mv.castle
+            }
+        })
+    }
+
+    fn describe(&self, mv: &MoveInput) -> String {
+        let promo = mv.promotion.map(|r| format!("={}", r.upper_char())).unwrap_or_default();
+        let piece = self.position().board().piece_at(mv.from).map(|p| p.role.upper_char().to_string()).unwrap_or_default();
+        format!("{piece}{}-{}{promo}", mv.from, mv.to)
+    }
+
+    fn make_move(&mut self, color: Color, mv: &MoveInput, _at: i64) -> Outcome {
+        if self.regs.mode.is_online() {
+            return Err(reject(RejectReason::NotApplicable, Some("OCR-3.1"), "online moves are submitted, not made"));
+        }
+        if self.clock.is_paused() {
+            return Err(reject(RejectReason::ClocksPaused, Some("FIDE-6.11"), "the clocks are paused"));
+        }
+        let mut out = Vec::new();
+        match &self.pending {
+            Some(Pending::Legal { color: c, .. } | Pending::UnfinishedPromotion { color: c, .. }) if *c == color => {
+                return Err(reject(
+                    RejectReason::PieceReleased,
+                    Some("FIDE-4.7"),
+                    "a piece released on a square as a legal move cannot be moved to another square",
+                ));
+            }
+            Some(Pending::Illegal { color: c, .. }) | Some(Pending::Refused { color: c }) if *c == color => {
+                // Correcting before pressing: allowed, bound by Article 4.
+                self.pending = None;
+            }
+            _ => {}
+        }
+        if color != self.has_move() {
+            return Err(reject(RejectReason::NotYourTurn, Some("FIDE-1.3"), format!("{color} does not have the move")));
+        }
+        if !self.position().board().occupied().contains(mv.from) {
+            return Err(reject(RejectReason::InvalidArgument, None, format!("there is no piece on {}", mv.from)));
+        }
+        // Moving a piece is touching it (and a piece it captures).
+        for sq in [mv.from, mv.to] {
+            if self.position().board().occupied().contains(sq) && !self.turn.touched.contains(&sq) {
+                if sq == mv.from || self.position().board().color_at(sq) != Some(color) {
+                    self.turn.touched.push(sq);
+                }
+            }
+        }
+        self.turn.claim_right_lost = true;
+        out.extend(self.offer_lapses_by_touch(color));
+        // 4.4.4: the promotion piece that touched the square is final.
+        let mut input = *mv;
+        if let (Some(chosen), Some(_)) = (self.turn.promotion, input.promotion) {
+            input.promotion = Some(chosen);
+        }
+        let pawn_to_last = self.position().board().pawns().contains(mv.from)
+            && (mv.to.rank() == arbiter_chess::Rank::First || mv.to.rank() == arbiter_chess::Rank::Eighth);
+        let unfinished_promotion = pawn_to_last && input.promotion.is_none();
+        if unfinished_promotion {
+            input.promotion = Some(self.turn.promotion.unwrap_or(Role::Queen));
+        }
+        match self.resolve(&input) {
+            Some(m) => {
+                if let Some(o) = self.obligation() {
+                    if !o.allows(m) {
+                        // The service intervenes at once: the move is taken back.
+                        self.pending = Some(Pending::Refused { color });
+                        out.push(self.obligation_ruling(color, &o));
+                        return Ok(out);
+                    }
+                }
+                let pos = *self.position();
+                let san = pos.san(m);
+                let uci = pos.uci(m).to_string();
+                self.record.push_unchecked(m);
+                self.moves_made[color.index()] += 1;
+                let ply = self.record.ply_count();
+                self.turn = TurnState::default();
+                self.pending = Some(if unfinished_promotion {
+                    Pending::UnfinishedPromotion { color, ply }
+                } else {
+                    Pending::Legal { color, ply }
+                });
+                out.push(Ruling::new(
+                    if unfinished_promotion { "FIDE-7.5.2" } else { "FIDE-4.7" },
+                    Decision::MoveMade { color, san, uci, ply },
+                ));
+                if !unfinished_promotion {
+                    if let Some(end) = self.automatic_end() {
+                        // 6.2.1.1: a move that ends the game is completed.
+                        self.pending = None;
+                        out.push(end);
+                    }
+                }
+            }
+            None => {
+                let description = self.describe(mv);
+                self.pending = Some(Pending::Illegal { color, mv: *mv, description: description.clone(), two_hands: false });
+                out.push(Ruling::new("FIDE-7.5.1", Decision::IllegalMoveNotCompleted { color, description }));
+            }
+        }
+        Ok(out)
+    }
+
+    fn press_clock(&mut self, color: Color, other_hand: bool, at: i64) -> Outcome {
+        if self.regs.mode.is_online() {
+            return Err(reject(RejectReason::NotApplicable, Some("OCR-4.4"), "the online clock switches by itself"));
+        }
+        if self.clock.is_paused() {
+            return Err(reject(RejectReason::ClocksPaused, Some("FIDE-6.11"), "the clocks are paused"));
+        }
+        let mut out = Vec::new();
+        if other_hand {
+            // 6.2.3: not an illegal move; 12.9 (default warning, AS-46).
+            out.push(self.warn(color, "pressed the clock with the other hand", "FIDE-6.2c"));
+        }
+        if self.clock.running() != Some(color) {
+            // A move made while the opponent's clock still ran: the press
+            // completes it without changing the clock (6.2.1.2).
+            if let Some(Pending::Legal { color: c, .. }) = &self.pending {
+                if *c == color {
+                    self.pending = None;
+                    return Ok(out);
+                }
+            }
+            return Err(reject(
+                RejectReason::NotYourTurn,
+                Some("DEC-11"),
+                format!("{color}'s clock is not running; the press is ignored"),
+            ));
+        }
+        let pending = self.pending.take();
+        match pending {
+            Some(Pending::Legal { color: c, .. }) if c == color => {
+                let report = self.clock.press(Timestamp(at)).map_err(clock_rejection)?;
+                out.push(Ruling::new(
+                    "FIDE-6.2a",
+                    Decision::MoveCompleted {
+                        color,
+                        used_ms: report.used_ms,
+                        bonus_ms: report.credited_ms(),
+                        remaining_ms: self.rem(color, at),
+                    },
+                ));
+            }
+            Some(Pending::UnfinishedPromotion { color: c, .. }) if c == color => {
+                // 7.5.2: the move stands with a queen; penalised as illegal.
+                let report = self.clock.press(Timestamp(at)).map_err(clock_rejection)?;
+                let credited = report.credited_ms();
+                let _ = credited;
+                self.revoke_credit(report.credited_ms(), color, at);
+                out.push(Ruling::new(
+                    "FIDE-7.5.2",
+                    Decision::MoveCompleted {
+                        color,
+                        used_ms: report.used_ms,
+                        bonus_ms: 0,
+                        remaining_ms: self.rem(color, at),
+                    },
+                ));
+                out.extend(self.illegal_move_penalty(color, "pawn not replaced on promotion".into(), at));
+                if self.end.is_none() {
+                    if let Some(end) = self.automatic_end() {
+                        out.push(end);
+                    }
+                }
+            }
+            Some(Pending::Illegal { color: c, mv, description, .. }) if c == color => {
+                // 7.5.1: reinstate the position before the illegal move; the
+                // offender keeps the time used, loses the increment (DEC-9)
+                // and must move the piece he touched.
+                self.press_and_retract(at)?;
+                self.turn.touched.clear();
+                self.turn.touched.push(mv.from);
+                if self.position().board().color_at(mv.to) == Some(color.other()) {
+                    self.turn.touched.push(mv.to);
+                }
+                out.extend(self.illegal_move_penalty(color, description, at));
+                if self.end.is_none() {
+                    if let Some(o) = self.obligation() {
+                        out.push(self.obligation_ruling(color, &o));
+                    }
+                }
+            }
+            Some(Pending::Refused { color: c }) if c == color => {
+                // An Article 4 breach is not an illegal move: take the move
+                // back, remove the increment, no penalty (AS-04).
+                self.press_and_retract(at)?;
+                if let Some(o) = self.obligation() {
+                    out.push(self.obligation_ruling(color, &o));
+                }
+            }
+            other => {
+                // 7.5.3: pressing without moving counts as an illegal move.
+                self.pending = other;
+                self.press_and_retract(at)?;
+                out.extend(self.illegal_move_penalty(color, "clock pressed without a move".into(), at));
+            }
+        }
+        Ok(out)
+    }
+
+    /// 7.5.5: first completed illegal move: the opponent gets the penalty;
+    /// second: the game is lost, unless the opponent cannot checkmate.
+    fn illegal_move_penalty(&mut self, color: Color, description: String, at: i64) -> Vec<Ruling> {
+        self.illegal_moves[color.index()] += 1;
+        let count = self.illegal_moves[color.index()];
+        let mut out = vec![Ruling::new("FIDE-7.5.1", Decision::IllegalMove { color, count, description })];
+        if count >= 2 {
+            out.extend(self.lose_unless_cannot_mate(color, "FIDE-7.5.5", "second completed illegal move"));
+        } else {
+            let penalty = self.regs.penalty();
+            out.push(self.add_time(color.other(), penalty, at, "FIDE-7.5.5"));
+        }
+        out
+    }
+
+    // ----- Moves online -----
+
+    fn submit_move(&mut self, color: Color, mv: &MoveInput, premove: bool, at: i64) -> Outcome {
+        if !self.regs.mode.is_online() {
+            return Err(reject(RejectReason::NotApplicable, Some("FIDE-4"), "over the board, moves are made and completed"));
+        }
+        if self.clock.is_paused() {
+            return Err(reject(RejectReason::ClocksPaused, Some("FIDE-6.11"), "the clocks are paused"));
+        }
+        if self.disconnected_at[color.index()].is_some() {
+            self.disconnected_at[color.index()] = None;
+        }
+        if color != self.position().turn() {
+            if premove {
+                self.premove = Some((color, *mv));
+                let uci = format!("{}{}", mv.from, mv.to);
+                return Ok(vec![Ruling::new("OCR-3.1.5", Decision::PremoveQueued { color, uci })]);
+            }
+            return Err(reject(RejectReason::NotYourTurn, Some("OCR-4.4"), format!("it is not {color}'s move")));
+        }
+        let Some(m) = self.resolve(mv) else {
+            return Err(reject(
+                RejectReason::IllegalMove,
+                Some("OCR-3.1.2"),
+                format!("{} is not a legal move", self.describe(mv)),
+            ));
+        };
+        let mut out = self.play_online(color, m, at);
+        // The opponent's premove is played at once as the reply, if legal.
+        if self.end.is_none() {
+            if let Some((pc, pmv)) = self.premove.take() {
+                if pc == color.other() {
+                    match self.resolve(&pmv) {
+                        Some(pm) => out.extend(self.play_online(pc, pm, at)),
+                        None => out.push(Ruling::new(
+                            "OCR-3.1.5",
+                            Decision::PremoveDropped { color: pc, uci: format!("{}{}", pmv.from, pmv.to) },
+                        )),
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn play_online(&mut self, color: Color, m: Move, at: i64) -> Vec<Ruling> {
+        let mut out = Vec::new();
+        let pos = *self.position();
+        let san = pos.san(m);
+        let uci = pos.uci(m).to_string();
+        self.record.push_unchecked(m);
+        self.moves_made[color.index()] += 1;
+        let ply = self.record.ply_count();
+        out.push(Ruling::new("OCR-3.1", Decision::MoveMade { color, san, uci, ply }));
+        // OCR 5.3: an offer is rejected by playing a move.
+        if let Some(o) = &self.offer {
+            if o.by != color {
+                let by = o.by;
+                self.offer = None;
+                self.cn_declined(by, color);
+                out.push(Ruling::new(
+                    "OCR-5.3",
+                    Decision::DrawOfferLapsed { color: by, reason: format!("{color} played a move") },
+                ));
+            }
+        }
+        if let Some(end) = self.automatic_end() {
+            out.push(end);
+            return out;
+        }
+        let Ok(report) = self.clock.press_with_lag(Timestamp(at), self.regs.max_lag_compensation_ms) else {
+            return out;
+        };
+        out.push(Ruling::new(
+            "OCR-4.4",
+            Decision::MoveCompleted {
+                color,
+                used_ms: report.used_ms,
+                bonus_ms: report.credited_ms(),
+                remaining_ms: self.rem(color, at),
+            },
+        ));
+        out
+    }
+
+    // ----- Draws -----
+
+    fn cn_declined(&mut self, offerer: Color, decliner: Color) {
+        if self.regs.cn_draw_alternation {
+            self.cn_blocked[offerer.index()] = true;
+            self.cn_blocked[decliner.index()] = false;
+        }
+    }
+
+    fn offer_draw(&mut self, color: Color) -> Outcome {
+        match self.regs.draw_offers {
+            DrawOfferRestriction::None => {}
+            DrawOfferRestriction::BeforeMove(n) => {
+                if self.moves_made.iter().any(|&m| m < n) {
+                    return Err(reject(
+                        RejectReason::OfferNotAllowed,
+                        Some("FIDE-9.1.1"),
+                        format!("draw offers are not allowed before move {n} by each player"),
+                    ));
+                }
+            }
+            DrawOfferRestriction::WithoutArbiter => {
+                return Err(reject(
+                    RejectReason::OfferNotAllowed,
+                    Some("FIDE-9.1.1"),
+                    "draw offers need the arbiter's consent in this event",
+                ));
+            }
+        }
+        if self.regs.cn_draw_alternation && self.cn_blocked[color.index()] {
+            return Err(reject(
+                RejectReason::OfferNotAllowed,
+                Some("CN-7"),
+                "your last offer was declined: you may offer again after declining an offer of your opponent",
+            ));
+        }
+        match &self.offer {
+            Some(o) if o.by == color => {
+                return Err(reject(RejectReason::InvalidArgument, Some("FIDE-9.1.2b"), "your offer is still pending"));
+            }
+            Some(_) => {
+                return Err(reject(
+                    RejectReason::InvalidArgument,
+                    Some("FIDE-9.1.2b"),
+                    "your opponent's offer is pending: accept or decline it",
+                ));
+            }
+            None => {}
+        }
+        let ply = self.record.ply_count();
+        self.offer = Some(DrawOffer { by: color, ply });
+        let mut out = vec![Ruling::new("FIDE-9.1.2a", Decision::DrawOffered { color, ply })];
+        if !self.regs.mode.is_online() {
+            // 9.1.2.1: the offer belongs after one's own move, before the
+            // press. On one's own time before moving it is valid but earns a
+            // 12.9.1 warning (DEC-17).
+            let just_moved = matches!(&self.pending, Some(Pending::Legal { color: c, .. }) if *c == color);
+            if !just_moved && self.clock.running() == Some(color) {
+                out.push(self.warn(color, "draw offered before making a move", "FIDE-9.1.2a"));
+            }
+        }
+        Ok(out)
+    }
+
+    fn accept_draw(&mut self, color: Color) -> Outcome {
+        let Some(o) = &self.offer else {
+            return Err(reject(RejectReason::NoOffer, Some("FIDE-9.1.2b"), "there is no draw offer to accept"));
+        };
+        if o.by == color {
+            return Err(reject(RejectReason::NoOffer, Some("FIDE-9.1.2b"), "a player cannot accept his own offer"));
+        }
+        if self.moves_made.iter().any(|&m| m == 0) {
+            return Err(reject(
+                RejectReason::OfferNotAllowed,
+                Some("FIDE-5.2.3"),
+                "a draw by agreement needs at least one move by each player",
+            ));
+        }
+        Ok(vec![self.finish(GameResult::Draw, "agreement", "FIDE-5.2.3")])
+    }
+
+    fn decline_draw(&mut self, color: Color) -> Outcome {
+        match &self.offer {
+            Some(o) if o.by != color => {
+                let by = o.by;
+                self.offer = None;
+                self.cn_declined(by, color);
+                Ok(vec![Ruling::new("FIDE-9.1.2b", Decision::DrawOfferDeclined { color })])
+            }
+            _ => Err(reject(RejectReason::NoOffer, Some("FIDE-9.1.2b"), "there is no draw offer to decline")),
+        }
+    }
+
+    fn claim_draw(&mut self, color: Color, kind: ClaimKind, intended: Option<&MoveInput>, at: i64) -> Outcome {
+        let rule = match kind {
+            ClaimKind::Threefold => "FIDE-9.2",
+            ClaimKind::FiftyMoves => "FIDE-9.3",
+        };
+        let has_move = color == self.has_move() && self.pending.as_ref().is_none_or(|p| !matches!(p, Pending::Illegal { .. }));
+        let mut correct = false;
+        let mut reason = String::new();
+        let mut intended_move = None;
+        if !has_move {
+            reason = format!("{color} does not have the move");
+        } else if self.turn.claim_right_lost && !self.regs.mode.is_online() {
+            reason = "a piece was touched: the right to claim on this move is lost (9.4)".into();
+        } else {
+            if let Some(i) = intended {
+                intended_move = self.resolve(i);
+            }
+            correct = match (kind, intended_move) {
+                (ClaimKind::Threefold, Some(m)) => {
+                    self.record.is_threefold_repetition() || self.record.is_threefold_repetition_after(m)
+                }
+                (ClaimKind::Threefold, None) => self.record.is_threefold_repetition(),
+                (ClaimKind::FiftyMoves, Some(m)) => self.record.is_fifty_moves() || self.record.is_fifty_moves_after(m),
+                (ClaimKind::FiftyMoves, None) => self.record.is_fifty_moves(),
+            };
+            if !correct {
+                reason = match kind {
+                    ClaimKind::Threefold => "the position has not appeared three times".into(),
+                    ClaimKind::FiftyMoves => "fifty moves have not been played without a capture or pawn move".into(),
+                };
+            }
+        }
+        if correct {
+            let what = match kind {
+                ClaimKind::Threefold => "threefold repetition (claimed)",
+                ClaimKind::FiftyMoves => "fifty-move rule (claimed)",
+            };
+            return Ok(vec![self.finish(GameResult::Draw, what, rule)]);
+        }
+        // 9.5.3: the opponent gets the penalty; the game continues; an
+        // intended move must be played (if illegal, a move with that piece).
+        let mut out = vec![Ruling::new("FIDE-9.5c", Decision::ClaimIncorrect { color, reason })];
+        let penalty = self.regs.penalty();
+        out.push(self.add_time(color.other(), penalty, at, "FIDE-9.5c"));
+        if has_move {
+            if let Some(i) = intended {
+                let forced = match intended_move {
+                    Some(m) => Some(Obligation {
+                        allowed: vec![m],
+                        rule: "FIDE-9.5c",
+                        reason: "the move written with an incorrect claim must be played".into(),
+                    }),
+                    None => {
+                        let moves = self.position().legal_moves_filtered(Bitboard::from_square(i.from), Bitboard::FULL);
+                        (!moves.is_empty()).then(|| Obligation {
+                            allowed: moves.to_vec(),
+                            rule: "FIDE-9.5c",
+                            reason: format!("the intended move is illegal: another move with the piece on {}", i.from),
+                        })
+                    }
+                };
+                if let Some(f) = forced {
+                    out.push(self.obligation_ruling(color, &f));
+                    self.turn.forced = Some(f);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn resign(&mut self, color: Color) -> Outcome {
+        Ok(self.lose_unless_cannot_mate(color, "FIDE-5.1.2", "resignation"))
+    }
+
+    // ----- Guidelines III -----
+
+    fn quickplay_check(&self, color: Color, at: i64, rule: &'static str) -> Result<(), Rejection> {
+        if !self.regs.guidelines_iii {
+            return Err(reject(RejectReason::NotApplicable, Some(rule), "Guidelines III are not in force in this event"));
+        }
+        if self.clock.running() != Some(color) {
+            return Err(reject(RejectReason::NotYourTurn, Some(rule), "only the player whose clock is running may ask"));
+        }
+        if self.rem(color, at) >= 120_000 {
+            return Err(reject(RejectReason::NotApplicable, Some(rule), "only with less than two minutes left"));
+        }
+        Ok(())
+    }
+
+    fn request_increment(&mut self, color: Color, at: i64) -> Outcome {
+        self.quickplay_check(color, at, "FIDE-III.4")?;
+        let mut out = Vec::new();
+        if self.offer.is_none() {
+            let ply = self.record.ply_count();
+            self.offer = Some(DrawOffer { by: color, ply });
+            out.push(Ruling::new("FIDE-III.4", Decision::DrawOffered { color, ply }));
+        }
+        out.push(self.open_question(
+            QuestionKind::IncrementRequest { by: color },
+            format!("{color} asks for a 5-second increment for both players (Guidelines III.4)"),
+            "no change to the clocks".into(),
+        ));
+        Ok(out)
+    }
+
+    fn claim_no_winning_attempt(&mut self, color: Color, at: i64) -> Outcome {
+        self.quickplay_check(color, at, "FIDE-III.5")?;
+        self.clock.pause(Timestamp(at)).map_err(clock_rejection)?;
+        let q = self.open_question(
+            QuestionKind::NoWinningAttempt { by: color },
+            format!("{color} claims the opponent cannot win by normal means (Guidelines III.5)"),
+            "decision postponed; play continues".into(),
+        );
+        if let Decision::QuestionOpened { id, .. } = &q.decision {
+            self.paused_for_question = Some(*id);
+        }
+        Ok(vec![Ruling::new("FIDE-III.5", Decision::ClocksPaused), q])
+    }
+}
+
+fn win_for(color: Color) -> GameResult {
+    match color {
+        Color::White => GameResult::WhiteWins,
+        Color::Black => GameResult::BlackWins,
+    }
+}
+
+fn clock_rejection(e: ClockError) -> Rejection {
+    let reason = match e {
+        ClockError::TimeWentBackwards { .. } => RejectReason::TimeWentBackwards,
+        ClockError::Paused => RejectReason::ClocksPaused,
+        ClockError::NotStarted => RejectReason::NotStarted,
+        _ => RejectReason::InvalidArgument,
+    };
+    Rejection::new(reason, Some("FIDE-6"), e.to_string())
+}

@@ -1,0 +1,127 @@
+//! What the Laws make of an event: rulings (each naming its Article) and
+//! rejections (an act the Laws do not allow now; nothing changes).
+
+use arbiter_chess::Color;
+
+pub use crate::scoring::GameResult;
+
+/// How the game ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameEnd {
+    pub result: GameResult,
+    /// Why, in words (e.g. "checkmate", "flag fell; opponent cannot checkmate").
+    pub reason: String,
+    /// The Article the result rests on.
+    pub rule: &'static str,
+    /// Armageddon: the match result differs from the game result (a draw
+    /// counts as a win for Black, ARM-1).
+    pub armageddon_winner: Option<Color>,
+}
+
+/// What a ruling decided, with its facts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// The game started; White's clock runs.
+    GameStarted { white_ms: i64, black_ms: i64 },
+    /// A move was made on the board (over the board: not yet completed).
+    MoveMade { color: Color, san: String, uci: String, ply: usize },
+    /// A move was completed (clock pressed, or online submission).
+    MoveCompleted { color: Color, used_ms: i64, bonus_ms: i64, remaining_ms: i64 },
+    /// A premove was queued (online).
+    PremoveQueued { color: Color, uci: String },
+    /// A queued premove was not legal when its turn came; dropped, no penalty (OCR 3.1.5).
+    PremoveDropped { color: Color, uci: String },
+    /// Touch-move binds the player to these moves.
+    Obligation { color: Color, allowed: Vec<String>, reason: String },
+    /// An illegal move was made but not completed; it may still be corrected
+    /// (bound by Article 4).
+    IllegalMoveNotCompleted { color: Color, description: String },
+    /// A completed illegal move: the position before it is reinstated.
+    IllegalMove { color: Color, count: u32, description: String },
+    /// Time added to or removed from a clock.
+    ClockAdjusted { color: Color, delta_ms: i64, remaining_ms: i64 },
+    /// A clock set to a value.
+    ClockSet { color: Color, remaining_ms: i64 },
+    ClocksPaused,
+    ClocksResumed,
+    /// After a restart of the service: time while it was down is not charged.
+    ClockResumedAfterOutage { outage_ms: i64 },
+    Warning { color: Color, reason: String },
+    DrawOffered { color: Color, ply: usize },
+    DrawOfferLapsed { color: Color, reason: String },
+    DrawOfferDeclined { color: Color },
+    ClaimIncorrect { color: Color, reason: String },
+    PlayerArrived { color: Color },
+    Disconnected { color: Color },
+    Reconnected { color: Color },
+    /// A question left to the arbiter's judgement (DEC-12), with the default
+    /// that applies until answered.
+    QuestionOpened { id: u32, question: String, default: String },
+    QuestionAnswered { id: u32, answer: String },
+    /// The position before ply `ply` was reinstated.
+    PositionReinstated { ply: usize, fen: String },
+    /// Increment changed for both players (Guidelines III.4).
+    IncrementIntroduced { increment_ms: i64 },
+    /// The game is over.
+    GameOver(GameEnd),
+}
+
+/// A ruling: a decision and the Article it rests on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ruling {
+    /// The rule id, e.g. `FIDE-7.5.5`, `OCR-5.4`, `ARB` for a plain arbiter
+    /// action with no Article.
+    pub rule: &'static str,
+    pub decision: Decision,
+}
+
+impl Ruling {
+    pub fn new(rule: &'static str, decision: Decision) -> Ruling {
+        Ruling { rule, decision }
+    }
+}
+
+/// Why an event was not accepted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RejectReason {
+    /// The game has not started yet.
+    NotStarted,
+    /// The game is over.
+    GameOver,
+    /// The act belongs to the other player now.
+    NotYourTurn,
+    /// The move is illegal (online, or an unparsable move).
+    IllegalMove,
+    /// Touch-move binds the player to other moves.
+    TouchMove,
+    /// A released piece cannot be moved to another square (4.7).
+    PieceReleased,
+    /// No draw offer to accept or decline.
+    NoOffer,
+    /// Draw offers or agreements are restricted (9.1.1, CN-7, 5.2.3).
+    OfferNotAllowed,
+    /// The request does not apply under these regulations.
+    NotApplicable,
+    /// The timestamp is earlier than the last event's.
+    TimeWentBackwards,
+    /// An argument is out of range (unknown question, ply beyond the game...).
+    InvalidArgument,
+    /// The clocks are paused.
+    ClocksPaused,
+}
+
+/// An event the Laws do not allow now; the state is unchanged.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct Rejection {
+    pub reason: RejectReason,
+    /// The Article that forbids it, where one applies.
+    pub rule: Option<&'static str>,
+    pub message: String,
+}
+
+impl Rejection {
+    pub fn new(reason: RejectReason, rule: Option<&'static str>, message: impl Into<String>) -> Rejection {
+        Rejection { reason, rule, message: message.into() }
+    }
+}
