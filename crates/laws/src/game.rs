@@ -287,26 +287,24 @@ impl Game {
                 ));
             }
         }
-        // Work on a copy so that a rejection changes nothing, whatever
-        // happened before it was found.
-        let mut next = self.clone();
-        next.last_at = Some(at);
-        let mut rulings = next.observe_time(at);
-        if next.end.is_some() && !rulings.is_empty() {
+        // Every handler checks before it changes anything, so a rejection
+        // leaves the game as it was (the scenario tests assert it). Time
+        // alone only ever ends the game, and then the event is not refused.
+        let mut rulings = self.observe_time(at);
+        if self.end.is_some() && !rulings.is_empty() {
             // Time decided the game before this event could act (P2: a flag
             // observed before a mating move). Arbiter actions still apply.
             if event.is_arbiter_action() {
-                match next.dispatch(event, at) {
-                    Ok(mut more) => rulings.append(&mut more),
-                    Err(_) => {}
+                if let Ok(mut more) = self.dispatch(event, at) {
+                    rulings.append(&mut more);
                 }
             }
-            *self = next;
+            self.last_at = Some(at);
             return Ok(rulings);
         }
-        let mut more = next.dispatch(event, at)?;
+        let mut more = self.dispatch(event, at)?;
+        self.last_at = Some(at);
         rulings.append(&mut more);
-        *self = next;
         Ok(rulings)
     }
 
@@ -878,7 +876,7 @@ impl Game {
             return Err(reject(RejectReason::ClocksPaused, Some("FIDE-6.11"), "the clocks are paused"));
         }
         let mut out = Vec::new();
-        match &self.pending {
+        let correcting = match &self.pending {
             Some(Pending::Legal { color: c, .. } | Pending::UnfinishedPromotion { color: c, .. }) if *c == color => {
                 return Err(reject(
                     RejectReason::PieceReleased,
@@ -886,17 +884,19 @@ impl Game {
                     "a piece released on a square as a legal move cannot be moved to another square",
                 ));
             }
-            Some(Pending::Illegal { color: c, .. }) | Some(Pending::Refused { color: c }) if *c == color => {
-                // Correcting before pressing: allowed, bound by Article 4.
-                self.pending = None;
-            }
-            _ => {}
-        }
+            Some(Pending::Illegal { color: c, .. }) | Some(Pending::Refused { color: c }) => *c == color,
+            _ => false,
+        };
         if color != self.has_move() {
             return Err(reject(RejectReason::NotYourTurn, Some("FIDE-1.3"), format!("{color} does not have the move")));
         }
         if !self.position().board().occupied().contains(mv.from) {
             return Err(reject(RejectReason::InvalidArgument, None, format!("there is no piece on {}", mv.from)));
+        }
+        if correcting {
+            // Correcting an illegal or refused move before pressing: allowed,
+            // still bound by Article 4.
+            self.pending = None;
         }
         // Moving a piece is touching it (and a piece it captures).
         for sq in [mv.from, mv.to] {
@@ -990,6 +990,18 @@ impl Game {
             ));
         }
         let pending = self.pending.take();
+        let before = pending.clone();
+        let result = self.complete(color, pending, at, &mut out);
+        if let Err(e) = result {
+            self.pending = before;
+            return Err(e);
+        }
+        Ok(out)
+    }
+
+    /// Completes whatever `pending` holds with a press by `color` (whose
+    /// clock runs).
+    fn complete(&mut self, color: Color, pending: Option<Pending>, at: i64, out: &mut Vec<Ruling>) -> Result<(), Rejection> {
         match pending {
             Some(Pending::Legal { color: c, .. }) if c == color => {
                 let report = self.clock.press(Timestamp(at)).map_err(clock_rejection)?;
@@ -1057,7 +1069,7 @@ impl Game {
                 out.extend(self.illegal_move_penalty(color, "clock pressed without a move".into(), at));
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// 7.5.5: first completed illegal move: the opponent gets the penalty;
@@ -1145,7 +1157,7 @@ impl Game {
             out.push(end);
             return out;
         }
-        let Ok(report) = self.clock.press_with_lag(Timestamp(at), self.regs.max_lag_compensation_ms) else {
+        let Ok(report) = self.clock.press(Timestamp(at)) else {
             return out;
         };
         out.push(Ruling::new(
