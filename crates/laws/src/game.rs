@@ -488,7 +488,7 @@ impl Game {
     fn automatic_end(&mut self) -> Option<Ruling> {
         let online = self.regs.mode.is_online();
         let autodraw = self.regs.automatic_draws();
-        let outcome = self.record.outcome_with_dead_position(|p| dead::is_dead(p).is_dead() == Some(true));
+        let outcome = self.record.outcome_with_dead_position(dead::is_dead_quick);
         if let Some(o) = outcome {
             let rule = match (o.termination(), online) {
                 (Termination::Stalemate, true) => "OCR-5.4.2",

@@ -204,6 +204,40 @@ pub fn is_dead(pos: &Position) -> BothSides {
     BothSides { white: can_mate(pos, Color::White), black: can_mate(pos, Color::Black) }
 }
 
+/// Budget of the per-move test [`is_dead_quick`] once the pawns are locked.
+const QUICK_DEAD_BUDGET: u64 = 2_000;
+
+/// A cheap test for the dead positions that arise in play, meant to run after
+/// every move (5.2.2 ends the game at once): `true` only with a proof that
+/// neither side can checkmate; `false` means "not shown dead".
+///
+/// It proves the piece-only endings by the material rules, and runs the
+/// analysis (with a small budget) only when no pawn of either side can move
+/// or capture, which is when blocked structures arise. Other dead positions
+/// (rare in play) are left to [`is_dead`], for example when a flag falls.
+pub fn is_dead_quick(pos: &Position) -> bool {
+    if Color::ALL.into_iter().all(|c| has_insufficient_material(pos, c)) {
+        return true;
+    }
+    if pawns_can_move(pos) {
+        return false;
+    }
+    Color::ALL.into_iter().all(|c| can_mate_with_budget(pos, c, QUICK_DEAD_BUDGET).cannot_mate())
+}
+
+/// `true` if some pawn has a push or a capture available (pins ignored).
+fn pawns_can_move(pos: &Position) -> bool {
+    let b = pos.board();
+    let empty = !b.occupied();
+    Color::ALL.into_iter().any(|c| {
+        let pawns = b.pawns() & b.by_color(c);
+        let enemies = b.by_color(c.other());
+        let ep = pos.pseudo_ep_square().map_or(crate::Bitboard::EMPTY, crate::Bitboard::from_square);
+        (pawns.forward(c) & empty).any()
+            || (crate::movegen::pawn_attacks_set(c, pawns) & (enemies | ep)).any()
+    })
+}
+
 /// `true` if `line` is a helpmate witness for `side` from `pos`: every move is
 /// legal in turn and the final position has `side`'s opponent checkmated.
 pub fn is_witness(pos: &Position, side: Color, line: &[Move]) -> bool {
