@@ -672,6 +672,36 @@ impl Clock {
         Ok(report)
     }
 
+    /// Makes `side` the side to move at `at` without a press: the running
+    /// side's time is settled, nothing is credited and no move is counted,
+    /// and `side` starts a fresh move (with its delay). Used when the arbiter
+    /// reinstates a position in which the other player is to move (7.5.1,
+    /// 7.6, DEC-16); a paused clock stays paused. Nothing happens if `side`
+    /// already has the turn. A press can no longer be retracted afterwards.
+    ///
+    /// # Errors
+    ///
+    /// [`ClockError::NotStarted`], [`ClockError::TimestampOutOfRange`],
+    /// [`ClockError::TimeWentBackwards`].
+    pub fn hand_over(&mut self, side: Color, at: Timestamp) -> Result<Vec<ClockChange>, ClockError> {
+        self.check_time(at)?;
+        if self.run == Run::NotStarted {
+            return Err(ClockError::NotStarted);
+        }
+        if self.turn == side {
+            return Ok(Vec::new());
+        }
+        let changes = self.settle(at);
+        self.turn = side;
+        self.current = self.new_move(side);
+        if let Run::Running { .. } = self.run {
+            self.run = Run::Running { since: at };
+        }
+        self.last_press = None;
+        self.last_at = Some(at);
+        Ok(changes)
+    }
+
     /// Pauses the clock at `at` (Law 6.11), settling the running side.
     ///
     /// # Errors

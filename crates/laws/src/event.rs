@@ -97,44 +97,85 @@ pub enum Answer {
 pub enum Event {
     // --- Board acts (over the board, section 0.4 of the catalogue) ---
     /// A player says "I adjust" (4.2.1), before touching.
-    AnnounceAdjust { color: Color },
+    AnnounceAdjust {
+        color: Color,
+    },
     /// A player touches a piece.
-    Touch { color: Color, square: Square, kind: TouchKind },
+    Touch {
+        color: Color,
+        square: Square,
+        kind: TouchKind,
+    },
     /// A promotion piece touched the promotion square: the choice is final
     /// (4.4.4).
-    PromotionPieceTouched { color: Color, role: Role },
+    PromotionPieceTouched {
+        color: Color,
+        role: Role,
+    },
     /// A move made on the board (the hand quit the piece). It may be
     /// illegal; it is judged when completed.
-    MakeMove { color: Color, mv: MoveInput },
+    MakeMove {
+        color: Color,
+        mv: MoveInput,
+    },
     /// The clock pressed (completes the move, 6.2.1); `other_hand` when the
     /// hand that pressed did not make the move (6.2.3).
-    PressClock { color: Color, other_hand: bool },
+    PressClock {
+        color: Color,
+        other_hand: bool,
+    },
 
     // --- Online (FIDE Online Chess Regulations) ---
     /// A move submitted online: made and completed at once; only legal moves
     /// are accepted (OCR 3.1.2). A premove is queued while it is not the
     /// player's turn and played, if legal, as the immediate reply (3.1.5).
-    SubmitMove { color: Color, mv: MoveInput, premove: bool },
+    SubmitMove {
+        color: Color,
+        mv: MoveInput,
+        premove: bool,
+    },
     /// The player's connection was lost (OCR 11).
-    Disconnect { color: Color },
+    Disconnect {
+        color: Color,
+    },
     /// The player is back (OCR 11.4.1).
-    Reconnect { color: Color },
+    Reconnect {
+        color: Color,
+    },
 
     // --- Either mode ---
-    OfferDraw { color: Color },
-    AcceptDraw { color: Color },
-    DeclineDraw { color: Color },
+    OfferDraw {
+        color: Color,
+    },
+    AcceptDraw {
+        color: Color,
+    },
+    DeclineDraw {
+        color: Color,
+    },
     /// A claim under 9.2 or 9.3, with the intended move written first (9.2.1,
     /// 9.3.1) or without (9.2.2, 9.3.2).
-    ClaimDraw { color: Color, kind: ClaimKind, intended: Option<MoveInput> },
-    Resign { color: Color },
+    ClaimDraw {
+        color: Color,
+        kind: ClaimKind,
+        intended: Option<MoveInput>,
+    },
+    Resign {
+        color: Color,
+    },
     /// The player arrived at the board (default time, 6.7).
-    PlayerArrived { color: Color },
+    PlayerArrived {
+        color: Color,
+    },
     /// Guidelines III.4: request a 5-second increment for both players (also
     /// a draw offer).
-    RequestIncrement { color: Color },
+    RequestIncrement {
+        color: Color,
+    },
     /// Guidelines III.5: claim that the opponent cannot win by normal means.
-    ClaimNoWinningAttempt { color: Color },
+    ClaimNoWinningAttempt {
+        color: Color,
+    },
     /// Time check by a timer with no other input: lets the machine notice a
     /// flag or a default-time deadline at `at`.
     Tick,
@@ -147,20 +188,38 @@ pub enum Event {
     /// Resume the clock of the side that was running.
     ResumeClocks,
     /// Add (or, negative, remove) time on a side's clock (6.10, 12.9).
-    AdjustClock { color: Color, delta_ms: i64 },
+    AdjustClock {
+        color: Color,
+        delta_ms: i64,
+    },
     /// Set a side's remaining time (6.10.2).
-    SetClock { color: Color, remaining_ms: i64 },
+    SetClock {
+        color: Color,
+        remaining_ms: i64,
+    },
     /// A penalty of Article 12.9.
-    Penalty { color: Color, kind: PenaltyKind },
+    Penalty {
+        color: Color,
+        kind: PenaltyKind,
+    },
     /// Reinstate the position before ply `ply` (7.5.1, 7.6): moves from that
     /// ply on are taken back.
-    ReinstatePosition { ply: usize },
+    ReinstatePosition {
+        ply: usize,
+    },
     /// Declare the result (8.7, 11.7, 11.8, appeals, OCR 15.3/15.4).
-    DeclareResult { result: DeclaredResult },
+    DeclareResult {
+        result: DeclaredResult,
+    },
     /// An electronic device found on a player (11.3.2).
-    DeviceFound { color: Color },
+    DeviceFound {
+        color: Color,
+    },
     /// The arbiter answers an open question.
-    AnswerQuestion { id: u32, answer: Answer },
+    AnswerQuestion {
+        id: u32,
+        answer: Answer,
+    },
 }
 
 impl Event {

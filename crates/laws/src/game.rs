@@ -146,7 +146,8 @@ impl Game {
         let start = match &regs.start_fen {
             Some(fen) => {
                 let options = FenOptions { chess960: regs.chess960, ..FenOptions::STRICT };
-                Position::from_fen_with(fen, options).map_err(|e| RegulationsError::StartPosition(e.to_string()))?
+                Position::from_fen_with(fen, options)
+                    .map_err(|e| RegulationsError::StartPosition(e.to_string()))?
             }
             None => {
                 let mut p = Position::startpos();
@@ -288,8 +289,10 @@ impl Game {
             }
         }
         // Every handler checks before it changes anything, so a rejection
-        // leaves the game as it was (the scenario tests assert it). Time
-        // alone only ever ends the game, and then the event is not refused.
+        // leaves the game as it was (the tests assert it). Time alone only
+        // ever ends the game, and then the event is not refused. `last_at` is
+        // the instant of the event being applied while it is applied.
+        let previous = self.last_at.replace(at);
         let mut rulings = self.observe_time(at);
         if self.end.is_some() && !rulings.is_empty() {
             // Time decided the game before this event could act (P2: a flag
@@ -299,13 +302,18 @@ impl Game {
                     rulings.append(&mut more);
                 }
             }
-            self.last_at = Some(at);
             return Ok(rulings);
         }
-        let mut more = self.dispatch(event, at)?;
-        self.last_at = Some(at);
-        rulings.append(&mut more);
-        Ok(rulings)
+        match self.dispatch(event, at) {
+            Ok(mut more) => {
+                rulings.append(&mut more);
+                Ok(rulings)
+            }
+            Err(e) => {
+                self.last_at = previous;
+                Err(e)
+            }
+        }
     }
 
     /// Replays events from the start: the same events give the same game.
@@ -316,7 +324,8 @@ impl Game {
         regs: Regulations,
         events: impl IntoIterator<Item = &'a (Event, i64)>,
     ) -> Result<Game, (usize, Rejection)> {
-        let mut g = Game::new(regs).map_err(|e| (0, reject(RejectReason::InvalidArgument, None, e.to_string())))?;
+        let mut g =
+            Game::new(regs).map_err(|e| (0, reject(RejectReason::InvalidArgument, None, e.to_string())))?;
         for (i, (e, at)) in events.into_iter().enumerate() {
             g.apply(e, *at).map_err(|r| (i, r))?;
         }
@@ -331,7 +340,12 @@ impl Game {
         }
         let needs_start = !matches!(
             event,
-            Start | PlayerArrived { .. } | DeviceFound { .. } | DeclareResult { .. } | Tick | AnswerQuestion { .. }
+            Start
+                | PlayerArrived { .. }
+                | DeviceFound { .. }
+                | DeclareResult { .. }
+                | Tick
+                | AnswerQuestion { .. }
         );
         if needs_start && self.started_at.is_none() {
             return Err(reject(RejectReason::NotStarted, Some("FIDE-6.6"), "the game has not started"));
@@ -360,7 +374,7 @@ impl Game {
             AdjustClock { color, delta_ms } => self.adjust_clock(*color, *delta_ms, at),
             SetClock { color, remaining_ms } => self.set_clock(*color, *remaining_ms, at),
             Penalty { color, kind } => self.penalty(*color, *kind, at),
-            ReinstatePosition { ply } => self.reinstate(*ply),
+            ReinstatePosition { ply } => self.reinstate(*ply, at),
             DeclareResult { result } => self.declare_result(*result),
             DeviceFound { color } => self.device_found(*color, at),
             AnswerQuestion { id, answer } => self.answer_question(*id, *answer, at),
@@ -435,7 +449,9 @@ impl Game {
         let armageddon_winner = if self.regs.armageddon {
             match result {
                 GameResult::WhiteWins | GameResult::WhiteWinsByForfeit => Some(Color::White),
-                GameResult::BlackWins | GameResult::BlackWinsByForfeit | GameResult::Draw => Some(Color::Black),
+                GameResult::BlackWins | GameResult::BlackWinsByForfeit | GameResult::Draw => {
+                    Some(Color::Black)
+                }
                 _ => None,
             }
         } else {
@@ -516,7 +532,11 @@ impl Game {
 
     fn start(&mut self, at: i64) -> Outcome {
         if self.started_at.is_some() {
-            return Err(reject(RejectReason::InvalidArgument, Some("FIDE-6.6"), "the game has already started"));
+            return Err(reject(
+                RejectReason::InvalidArgument,
+                Some("FIDE-6.6"),
+                "the game has already started",
+            ));
         }
         self.started_at = Some(at);
         let first = self.position().turn();
@@ -535,7 +555,11 @@ impl Game {
 
     fn pause(&mut self, at: i64) -> Outcome {
         if self.clock.is_paused() {
-            return Err(reject(RejectReason::ClocksPaused, Some("FIDE-6.11"), "the clocks are already paused"));
+            return Err(reject(
+                RejectReason::ClocksPaused,
+                Some("FIDE-6.11"),
+                "the clocks are already paused",
+            ));
         }
         self.clock.pause(Timestamp(at)).map_err(clock_rejection)?;
         Ok(vec![Ruling::new("FIDE-6.11", Decision::ClocksPaused)])
@@ -543,7 +567,11 @@ impl Game {
 
     fn resume(&mut self, at: i64) -> Outcome {
         if !self.clock.is_paused() {
-            return Err(reject(RejectReason::InvalidArgument, Some("FIDE-6.11"), "the clocks are not paused"));
+            return Err(reject(
+                RejectReason::InvalidArgument,
+                Some("FIDE-6.11"),
+                "the clocks are not paused",
+            ));
         }
         self.clock.resume(Timestamp(at)).map_err(clock_rejection)?;
         self.paused_for_question = None;
@@ -552,7 +580,11 @@ impl Game {
 
     fn adjust_clock(&mut self, color: Color, delta: i64, at: i64) -> Outcome {
         if delta.abs() > 24 * 3_600_000 {
-            return Err(reject(RejectReason::InvalidArgument, None, "a clock adjustment must be within 24 hours"));
+            return Err(reject(
+                RejectReason::InvalidArgument,
+                None,
+                "a clock adjustment must be within 24 hours",
+            ));
         }
         self.clock.adjust(color, delta, Timestamp(at)).map_err(clock_rejection)?;
         Ok(vec![Ruling::new(
@@ -563,7 +595,11 @@ impl Game {
 
     fn set_clock(&mut self, color: Color, remaining: i64, at: i64) -> Outcome {
         if !(0..=24 * 3_600_000).contains(&remaining) {
-            return Err(reject(RejectReason::InvalidArgument, None, "a clock must be set between 0 and 24 hours"));
+            return Err(reject(
+                RejectReason::InvalidArgument,
+                None,
+                "a clock must be set between 0 and 24 hours",
+            ));
         }
         self.clock.set_remaining(color, remaining, Timestamp(at)).map_err(clock_rejection)?;
         Ok(vec![Ruling::new("FIDE-6.10", Decision::ClockSet { color, remaining_ms: remaining })])
@@ -573,10 +609,7 @@ impl Game {
     fn add_time(&mut self, color: Color, ms: i64, at: i64, rule: &'static str) -> Ruling {
         let ms = ms.max(-self.rem(color, at));
         let _ = self.clock.adjust(color, ms, Timestamp(at));
-        Ruling::new(
-            rule,
-            Decision::ClockAdjusted { color, delta_ms: ms, remaining_ms: self.rem(color, at) },
-        )
+        Ruling::new(rule, Decision::ClockAdjusted { color, delta_ms: ms, remaining_ms: self.rem(color, at) })
     }
 
     /// Remaining time of `color` at `at` (settled time if `at` is not usable).
@@ -611,13 +644,21 @@ impl Game {
             PenaltyKind::Warning => vec![self.warn(color, "warning from the arbiter", "FIDE-12.9")],
             PenaltyKind::AddTimeToOpponent(ms) => {
                 if !(1..=3_600_000).contains(&ms) {
-                    return Err(reject(RejectReason::InvalidArgument, None, "time must be between 1 ms and 60 minutes"));
+                    return Err(reject(
+                        RejectReason::InvalidArgument,
+                        None,
+                        "time must be between 1 ms and 60 minutes",
+                    ));
                 }
                 vec![self.add_time(color.other(), ms, at, "FIDE-12.9")]
             }
             PenaltyKind::DeductTime(ms) => {
                 if !(1..=3_600_000).contains(&ms) {
-                    return Err(reject(RejectReason::InvalidArgument, None, "time must be between 1 ms and 60 minutes"));
+                    return Err(reject(
+                        RejectReason::InvalidArgument,
+                        None,
+                        "time must be between 1 ms and 60 minutes",
+                    ));
                 }
                 vec![self.add_time(color, -ms, at, "FIDE-12.9")]
             }
@@ -627,7 +668,7 @@ impl Game {
         })
     }
 
-    fn reinstate(&mut self, ply: usize) -> Outcome {
+    fn reinstate(&mut self, ply: usize, at: i64) -> Outcome {
         if ply > self.record.ply_count() {
             return Err(reject(
                 RejectReason::InvalidArgument,
@@ -636,14 +677,20 @@ impl Game {
             ));
         }
         while self.record.ply_count() > ply {
-            if let Some(m) = self.record.pop() {
-                let mover = self.position().turn();
-                let _ = m;
-                self.moves_made[mover.index()] = self.moves_made[mover.index()].saturating_sub(1);
-            }
+            self.record.pop();
+            // The side to move now is the one whose move was taken back.
+            let mover = self.position().turn();
+            self.moves_made[mover.index()] = self.moves_made[mover.index()].saturating_sub(1);
         }
         self.pending = None;
         self.turn = TurnState::default();
+        self.premove = None;
+        // The clock follows the board: the player to move in the reinstated
+        // position is the one whose clock runs.
+        let to_move = self.position().turn();
+        if self.clock.is_started() {
+            self.clock.hand_over(to_move, Timestamp(at)).map_err(clock_rejection)?;
+        }
         Ok(vec![Ruling::new("FIDE-7.5.1", Decision::PositionReinstated { ply, fen: self.position().fen() })])
     }
 
@@ -674,14 +721,23 @@ impl Game {
 
     fn answer_question(&mut self, id: u32, answer: Answer, at: i64) -> Outcome {
         let Some(index) = self.questions.iter().position(|q| q.id == id) else {
-            return Err(reject(RejectReason::InvalidArgument, Some("DEC-12"), format!("no open question {id}")));
+            return Err(reject(
+                RejectReason::InvalidArgument,
+                Some("DEC-12"),
+                format!("no open question {id}"),
+            ));
         };
         let q = self.questions.remove(index);
-        let mut out = vec![Ruling::new("DEC-12", Decision::QuestionAnswered { id, answer: format!("{answer:?}") })];
+        let mut out =
+            vec![Ruling::new("DEC-12", Decision::QuestionAnswered { id, answer: format!("{answer:?}") })];
         match (&q.kind, answer) {
             (QuestionKind::CannotMateUnknown { .. }, Answer::Accept) => {
                 // The arbiter finds that the side cannot checkmate: a draw.
-                out.push(self.finish(GameResult::Draw, "the arbiter found no possible checkmate", "FIDE-6.9"));
+                out.push(self.finish(
+                    GameResult::Draw,
+                    "the arbiter found no possible checkmate",
+                    "FIDE-6.9",
+                ));
             }
             (QuestionKind::CannotMateUnknown { .. }, _) => {}
             (QuestionKind::IncrementRequest { by }, Answer::Accept) => {
@@ -689,7 +745,10 @@ impl Game {
                 if self.end.is_none() {
                     let control = self.clock.control().with_bonus_everywhere(Bonus::increment(5_000));
                     let _ = self.clock.set_control(control, Timestamp(at));
-                    out.push(Ruling::new("FIDE-III.4", Decision::IncrementIntroduced { increment_ms: 5_000 }));
+                    out.push(Ruling::new(
+                        "FIDE-III.4",
+                        Decision::IncrementIntroduced { increment_ms: 5_000 },
+                    ));
                     out.push(self.add_time(by.other(), 2 * 60_000, at, "FIDE-III.4"));
                 }
             }
@@ -702,9 +761,11 @@ impl Game {
                 }
                 if self.end.is_none() {
                     match a {
-                        Answer::Accept => {
-                            out.push(self.finish(GameResult::Draw, "no winning attempt by normal means", "FIDE-III.5"))
-                        }
+                        Answer::Accept => out.push(self.finish(
+                            GameResult::Draw,
+                            "no winning attempt by normal means",
+                            "FIDE-III.5",
+                        )),
                         Answer::Reject => out.push(self.add_time(by.other(), 2 * 60_000, at, "FIDE-III.5")),
                         Answer::Postpone | Answer::Default => {}
                     }
@@ -718,7 +779,11 @@ impl Game {
 
     fn player_arrived(&mut self, color: Color, _at: i64) -> Outcome {
         if self.arrived[color.index()] {
-            return Err(reject(RejectReason::InvalidArgument, Some("FIDE-6.7a"), format!("{color} has already arrived")));
+            return Err(reject(
+                RejectReason::InvalidArgument,
+                Some("FIDE-6.7a"),
+                format!("{color} has already arrived"),
+            ));
         }
         self.arrived[color.index()] = true;
         Ok(vec![Ruling::new("FIDE-6.7a", Decision::PlayerArrived { color })])
@@ -726,10 +791,18 @@ impl Game {
 
     fn disconnect(&mut self, color: Color, at: i64) -> Outcome {
         if !self.regs.mode.is_online() {
-            return Err(reject(RejectReason::NotApplicable, Some("OCR-11"), "disconnections apply to online games"));
+            return Err(reject(
+                RejectReason::NotApplicable,
+                Some("OCR-11"),
+                "disconnections apply to online games",
+            ));
         }
         if self.disconnected_at[color.index()].is_some() {
-            return Err(reject(RejectReason::InvalidArgument, Some("OCR-11"), format!("{color} is already disconnected")));
+            return Err(reject(
+                RejectReason::InvalidArgument,
+                Some("OCR-11"),
+                format!("{color} is already disconnected"),
+            ));
         }
         self.disconnected_at[color.index()] = Some(at);
         Ok(vec![Ruling::new("OCR-11.4", Decision::Disconnected { color })])
@@ -737,7 +810,11 @@ impl Game {
 
     fn reconnect(&mut self, color: Color) -> Outcome {
         if self.disconnected_at[color.index()].take().is_none() {
-            return Err(reject(RejectReason::InvalidArgument, Some("OCR-11"), format!("{color} is not disconnected")));
+            return Err(reject(
+                RejectReason::InvalidArgument,
+                Some("OCR-11"),
+                format!("{color} is not disconnected"),
+            ));
         }
         Ok(vec![Ruling::new("OCR-11.4.1", Decision::Reconnected { color })])
     }
@@ -764,13 +841,21 @@ impl Game {
 
     fn touch(&mut self, color: Color, square: Square, kind: TouchKind) -> Outcome {
         if self.regs.mode.is_online() {
-            return Err(reject(RejectReason::NotApplicable, Some("OCR-1.3"), "there is no touch-move online"));
+            return Err(reject(
+                RejectReason::NotApplicable,
+                Some("OCR-1.3"),
+                "there is no touch-move online",
+            ));
         }
         if kind == TouchKind::Accidental {
             return Ok(Vec::new());
         }
         if !self.position().board().occupied().contains(square) {
-            return Err(reject(RejectReason::InvalidArgument, None, format!("there is no piece on {square}")));
+            return Err(reject(
+                RejectReason::InvalidArgument,
+                None,
+                format!("there is no piece on {square}"),
+            ));
         }
         if color != self.has_move() {
             let what = if kind == TouchKind::Adjust { "adjusting" } else { "touching a piece" };
@@ -824,13 +909,21 @@ impl Game {
 
     fn promotion_touched(&mut self, color: Color, role: Role) -> Outcome {
         if self.regs.mode.is_online() {
-            return Err(reject(RejectReason::NotApplicable, Some("OCR-1.3"), "promotion is chosen with the move online"));
+            return Err(reject(
+                RejectReason::NotApplicable,
+                Some("OCR-1.3"),
+                "promotion is chosen with the move online",
+            ));
         }
         if color != self.has_move() {
             return Err(reject(RejectReason::NotYourTurn, None, format!("{color} does not have the move")));
         }
         if matches!(role, Role::Pawn | Role::King) {
-            return Err(reject(RejectReason::InvalidArgument, Some("FIDE-3.7"), "a pawn promotes to a queen, rook, bishop or knight"));
+            return Err(reject(
+                RejectReason::InvalidArgument,
+                Some("FIDE-3.7"),
+                "a pawn promotes to a queen, rook, bishop or knight",
+            ));
         }
         if self.turn.promotion.is_none() {
             self.turn.promotion = Some(role);
@@ -864,20 +957,31 @@ impl Game {
 
     fn describe(&self, mv: &MoveInput) -> String {
         let promo = mv.promotion.map(|r| format!("={}", r.upper_char())).unwrap_or_default();
-        let piece = self.position().board().piece_at(mv.from).map(|p| p.role.upper_char().to_string()).unwrap_or_default();
+        let piece = self
+            .position()
+            .board()
+            .piece_at(mv.from)
+            .map(|p| p.role.upper_char().to_string())
+            .unwrap_or_default();
         format!("{piece}{}-{}{promo}", mv.from, mv.to)
     }
 
     fn make_move(&mut self, color: Color, mv: &MoveInput, _at: i64) -> Outcome {
         if self.regs.mode.is_online() {
-            return Err(reject(RejectReason::NotApplicable, Some("OCR-3.1"), "online moves are submitted, not made"));
+            return Err(reject(
+                RejectReason::NotApplicable,
+                Some("OCR-3.1"),
+                "online moves are submitted, not made",
+            ));
         }
         if self.clock.is_paused() {
             return Err(reject(RejectReason::ClocksPaused, Some("FIDE-6.11"), "the clocks are paused"));
         }
         let mut out = Vec::new();
         let correcting = match &self.pending {
-            Some(Pending::Legal { color: c, .. } | Pending::UnfinishedPromotion { color: c, .. }) if *c == color => {
+            Some(Pending::Legal { color: c, .. } | Pending::UnfinishedPromotion { color: c, .. })
+                if *c == color =>
+            {
                 return Err(reject(
                     RejectReason::PieceReleased,
                     Some("FIDE-4.7"),
@@ -888,10 +992,18 @@ impl Game {
             _ => false,
         };
         if color != self.has_move() {
-            return Err(reject(RejectReason::NotYourTurn, Some("FIDE-1.3"), format!("{color} does not have the move")));
+            return Err(reject(
+                RejectReason::NotYourTurn,
+                Some("FIDE-1.3"),
+                format!("{color} does not have the move"),
+            ));
         }
         if !self.position().board().occupied().contains(mv.from) {
-            return Err(reject(RejectReason::InvalidArgument, None, format!("there is no piece on {}", mv.from)));
+            return Err(reject(
+                RejectReason::InvalidArgument,
+                None,
+                format!("there is no piece on {}", mv.from),
+            ));
         }
         if correcting {
             // Correcting an illegal or refused move before pressing: allowed,
@@ -955,7 +1067,12 @@ impl Game {
             }
             None => {
                 let description = self.describe(mv);
-                self.pending = Some(Pending::Illegal { color, mv: *mv, description: description.clone(), two_hands: false });
+                self.pending = Some(Pending::Illegal {
+                    color,
+                    mv: *mv,
+                    description: description.clone(),
+                    two_hands: false,
+                });
                 out.push(Ruling::new("FIDE-7.5.1", Decision::IllegalMoveNotCompleted { color, description }));
             }
         }
@@ -964,30 +1081,35 @@ impl Game {
 
     fn press_clock(&mut self, color: Color, other_hand: bool, at: i64) -> Outcome {
         if self.regs.mode.is_online() {
-            return Err(reject(RejectReason::NotApplicable, Some("OCR-4.4"), "the online clock switches by itself"));
+            return Err(reject(
+                RejectReason::NotApplicable,
+                Some("OCR-4.4"),
+                "the online clock switches by itself",
+            ));
         }
         if self.clock.is_paused() {
             return Err(reject(RejectReason::ClocksPaused, Some("FIDE-6.11"), "the clocks are paused"));
         }
         let mut out = Vec::new();
+        if self.clock.running() != Some(color) {
+            // A move made while the opponent's clock still ran: the press
+            // completes it without changing the clock (6.2.1.2).
+            let completes = matches!(&self.pending, Some(Pending::Legal { color: c, .. }) if *c == color);
+            if !completes {
+                return Err(reject(
+                    RejectReason::NotYourTurn,
+                    Some("DEC-11"),
+                    format!("{color}'s clock is not running; the press is ignored"),
+                ));
+            }
+            self.pending = None;
+        }
         if other_hand {
             // 6.2.3: not an illegal move; 12.9 (default warning, AS-46).
             out.push(self.warn(color, "pressed the clock with the other hand", "FIDE-6.2c"));
         }
         if self.clock.running() != Some(color) {
-            // A move made while the opponent's clock still ran: the press
-            // completes it without changing the clock (6.2.1.2).
-            if let Some(Pending::Legal { color: c, .. }) = &self.pending {
-                if *c == color {
-                    self.pending = None;
-                    return Ok(out);
-                }
-            }
-            return Err(reject(
-                RejectReason::NotYourTurn,
-                Some("DEC-11"),
-                format!("{color}'s clock is not running; the press is ignored"),
-            ));
+            return Ok(out);
         }
         let pending = self.pending.take();
         let before = pending.clone();
@@ -1001,7 +1123,13 @@ impl Game {
 
     /// Completes whatever `pending` holds with a press by `color` (whose
     /// clock runs).
-    fn complete(&mut self, color: Color, pending: Option<Pending>, at: i64, out: &mut Vec<Ruling>) -> Result<(), Rejection> {
+    fn complete(
+        &mut self,
+        color: Color,
+        pending: Option<Pending>,
+        at: i64,
+        out: &mut Vec<Ruling>,
+    ) -> Result<(), Rejection> {
         match pending {
             Some(Pending::Legal { color: c, .. }) if c == color => {
                 let report = self.clock.press(Timestamp(at)).map_err(clock_rejection)?;
@@ -1091,13 +1219,14 @@ impl Game {
 
     fn submit_move(&mut self, color: Color, mv: &MoveInput, premove: bool, at: i64) -> Outcome {
         if !self.regs.mode.is_online() {
-            return Err(reject(RejectReason::NotApplicable, Some("FIDE-4"), "over the board, moves are made and completed"));
+            return Err(reject(
+                RejectReason::NotApplicable,
+                Some("FIDE-4"),
+                "over the board, moves are made and completed",
+            ));
         }
         if self.clock.is_paused() {
             return Err(reject(RejectReason::ClocksPaused, Some("FIDE-6.11"), "the clocks are paused"));
-        }
-        if self.disconnected_at[color.index()].is_some() {
-            self.disconnected_at[color.index()] = None;
         }
         if color != self.position().turn() {
             if premove {
@@ -1105,7 +1234,11 @@ impl Game {
                 let uci = format!("{}{}", mv.from, mv.to);
                 return Ok(vec![Ruling::new("OCR-3.1.5", Decision::PremoveQueued { color, uci })]);
             }
-            return Err(reject(RejectReason::NotYourTurn, Some("OCR-4.4"), format!("it is not {color}'s move")));
+            return Err(reject(
+                RejectReason::NotYourTurn,
+                Some("OCR-4.4"),
+                format!("it is not {color}'s move"),
+            ));
         }
         let Some(m) = self.resolve(mv) else {
             return Err(reject(
@@ -1114,6 +1247,13 @@ impl Game {
                 format!("{} is not a legal move", self.describe(mv)),
             ));
         };
+        if let Some(o) = &self.turn.forced {
+            if !o.allows(m) {
+                return Err(reject(RejectReason::TouchMove, Some(o.rule), o.reason.clone()));
+            }
+        }
+        // A player who moves is connected again.
+        self.disconnected_at[color.index()] = None;
         let mut out = self.play_online(color, m, at);
         // The opponent's premove is played at once as the reply, if legal.
         if self.end.is_none() {
@@ -1139,6 +1279,7 @@ impl Game {
         let uci = pos.uci(m).to_string();
         self.record.push_unchecked(m);
         self.moves_made[color.index()] += 1;
+        self.turn = TurnState::default();
         let ply = self.record.ply_count();
         out.push(Ruling::new("OCR-3.1", Decision::MoveMade { color, san, uci, ply }));
         // OCR 5.3: an offer is rejected by playing a move.
@@ -1210,7 +1351,11 @@ impl Game {
         }
         match &self.offer {
             Some(o) if o.by == color => {
-                return Err(reject(RejectReason::InvalidArgument, Some("FIDE-9.1.2b"), "your offer is still pending"));
+                return Err(reject(
+                    RejectReason::InvalidArgument,
+                    Some("FIDE-9.1.2b"),
+                    "your offer is still pending",
+                ));
             }
             Some(_) => {
                 return Err(reject(
@@ -1238,10 +1383,18 @@ impl Game {
 
     fn accept_draw(&mut self, color: Color) -> Outcome {
         let Some(o) = &self.offer else {
-            return Err(reject(RejectReason::NoOffer, Some("FIDE-9.1.2b"), "there is no draw offer to accept"));
+            return Err(reject(
+                RejectReason::NoOffer,
+                Some("FIDE-9.1.2b"),
+                "there is no draw offer to accept",
+            ));
         };
         if o.by == color {
-            return Err(reject(RejectReason::NoOffer, Some("FIDE-9.1.2b"), "a player cannot accept his own offer"));
+            return Err(reject(
+                RejectReason::NoOffer,
+                Some("FIDE-9.1.2b"),
+                "a player cannot accept his own offer",
+            ));
         }
         if self.moves_made.iter().any(|&m| m == 0) {
             return Err(reject(
@@ -1265,12 +1418,19 @@ impl Game {
         }
     }
 
-    fn claim_draw(&mut self, color: Color, kind: ClaimKind, intended: Option<&MoveInput>, at: i64) -> Outcome {
+    fn claim_draw(
+        &mut self,
+        color: Color,
+        kind: ClaimKind,
+        intended: Option<&MoveInput>,
+        at: i64,
+    ) -> Outcome {
         let rule = match kind {
             ClaimKind::Threefold => "FIDE-9.2",
             ClaimKind::FiftyMoves => "FIDE-9.3",
         };
-        let has_move = color == self.has_move() && self.pending.as_ref().is_none_or(|p| !matches!(p, Pending::Illegal { .. }));
+        let has_move = color == self.has_move()
+            && self.pending.as_ref().is_none_or(|p| !matches!(p, Pending::Illegal { .. }));
         let mut correct = false;
         let mut reason = String::new();
         let mut intended_move = None;
@@ -1287,13 +1447,17 @@ impl Game {
                     self.record.is_threefold_repetition() || self.record.is_threefold_repetition_after(m)
                 }
                 (ClaimKind::Threefold, None) => self.record.is_threefold_repetition(),
-                (ClaimKind::FiftyMoves, Some(m)) => self.record.is_fifty_moves() || self.record.is_fifty_moves_after(m),
+                (ClaimKind::FiftyMoves, Some(m)) => {
+                    self.record.is_fifty_moves() || self.record.is_fifty_moves_after(m)
+                }
                 (ClaimKind::FiftyMoves, None) => self.record.is_fifty_moves(),
             };
             if !correct {
                 reason = match kind {
                     ClaimKind::Threefold => "the position has not appeared three times".into(),
-                    ClaimKind::FiftyMoves => "fifty moves have not been played without a capture or pawn move".into(),
+                    ClaimKind::FiftyMoves => {
+                        "fifty moves have not been played without a capture or pawn move".into()
+                    }
                 };
             }
         }
@@ -1318,11 +1482,16 @@ impl Game {
                         reason: "the move written with an incorrect claim must be played".into(),
                     }),
                     None => {
-                        let moves = self.position().legal_moves_filtered(Bitboard::from_square(i.from), Bitboard::FULL);
+                        let moves = self
+                            .position()
+                            .legal_moves_filtered(Bitboard::from_square(i.from), Bitboard::FULL);
                         (!moves.is_empty()).then(|| Obligation {
                             allowed: moves.to_vec(),
                             rule: "FIDE-9.5c",
-                            reason: format!("the intended move is illegal: another move with the piece on {}", i.from),
+                            reason: format!(
+                                "the intended move is illegal: another move with the piece on {}",
+                                i.from
+                            ),
                         })
                     }
                 };
@@ -1343,13 +1512,25 @@ impl Game {
 
     fn quickplay_check(&self, color: Color, at: i64, rule: &'static str) -> Result<(), Rejection> {
         if !self.regs.guidelines_iii {
-            return Err(reject(RejectReason::NotApplicable, Some(rule), "Guidelines III are not in force in this event"));
+            return Err(reject(
+                RejectReason::NotApplicable,
+                Some(rule),
+                "Guidelines III are not in force in this event",
+            ));
         }
         if self.clock.running() != Some(color) {
-            return Err(reject(RejectReason::NotYourTurn, Some(rule), "only the player whose clock is running may ask"));
+            return Err(reject(
+                RejectReason::NotYourTurn,
+                Some(rule),
+                "only the player whose clock is running may ask",
+            ));
         }
         if self.rem(color, at) >= 120_000 {
-            return Err(reject(RejectReason::NotApplicable, Some(rule), "only with less than two minutes left"));
+            return Err(reject(
+                RejectReason::NotApplicable,
+                Some(rule),
+                "only with less than two minutes left",
+            ));
         }
         Ok(())
     }

@@ -214,7 +214,8 @@ impl Regulations {
             }
         }
         if let Some(fen) = &self.start_fen {
-            let options = arbiter_chess::FenOptions { chess960: self.chess960, ..arbiter_chess::FenOptions::STRICT };
+            let options =
+                arbiter_chess::FenOptions { chess960: self.chess960, ..arbiter_chess::FenOptions::STRICT };
             arbiter_chess::Position::from_fen_with(fen, options)
                 .map_err(|e| RegulationsError::StartPosition(e.to_string()))?;
         }

@@ -22,46 +22,117 @@ pub struct GameEnd {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Decision {
     /// The game started; White's clock runs.
-    GameStarted { white_ms: i64, black_ms: i64 },
+    GameStarted {
+        white_ms: i64,
+        black_ms: i64,
+    },
     /// A move was made on the board (over the board: not yet completed).
-    MoveMade { color: Color, san: String, uci: String, ply: usize },
+    MoveMade {
+        color: Color,
+        san: String,
+        uci: String,
+        ply: usize,
+    },
     /// A move was completed (clock pressed, or online submission).
-    MoveCompleted { color: Color, used_ms: i64, bonus_ms: i64, remaining_ms: i64 },
+    MoveCompleted {
+        color: Color,
+        used_ms: i64,
+        bonus_ms: i64,
+        remaining_ms: i64,
+    },
     /// A premove was queued (online).
-    PremoveQueued { color: Color, uci: String },
+    PremoveQueued {
+        color: Color,
+        uci: String,
+    },
     /// A queued premove was not legal when its turn came; dropped, no penalty (OCR 3.1.5).
-    PremoveDropped { color: Color, uci: String },
+    PremoveDropped {
+        color: Color,
+        uci: String,
+    },
     /// Touch-move binds the player to these moves.
-    Obligation { color: Color, allowed: Vec<String>, reason: String },
+    Obligation {
+        color: Color,
+        allowed: Vec<String>,
+        reason: String,
+    },
     /// An illegal move was made but not completed; it may still be corrected
     /// (bound by Article 4).
-    IllegalMoveNotCompleted { color: Color, description: String },
+    IllegalMoveNotCompleted {
+        color: Color,
+        description: String,
+    },
     /// A completed illegal move: the position before it is reinstated.
-    IllegalMove { color: Color, count: u32, description: String },
+    IllegalMove {
+        color: Color,
+        count: u32,
+        description: String,
+    },
     /// Time added to or removed from a clock.
-    ClockAdjusted { color: Color, delta_ms: i64, remaining_ms: i64 },
+    ClockAdjusted {
+        color: Color,
+        delta_ms: i64,
+        remaining_ms: i64,
+    },
     /// A clock set to a value.
-    ClockSet { color: Color, remaining_ms: i64 },
+    ClockSet {
+        color: Color,
+        remaining_ms: i64,
+    },
     ClocksPaused,
     ClocksResumed,
     /// After a restart of the service: time while it was down is not charged.
-    ClockResumedAfterOutage { outage_ms: i64 },
-    Warning { color: Color, reason: String },
-    DrawOffered { color: Color, ply: usize },
-    DrawOfferLapsed { color: Color, reason: String },
-    DrawOfferDeclined { color: Color },
-    ClaimIncorrect { color: Color, reason: String },
-    PlayerArrived { color: Color },
-    Disconnected { color: Color },
-    Reconnected { color: Color },
+    ClockResumedAfterOutage {
+        outage_ms: i64,
+    },
+    Warning {
+        color: Color,
+        reason: String,
+    },
+    DrawOffered {
+        color: Color,
+        ply: usize,
+    },
+    DrawOfferLapsed {
+        color: Color,
+        reason: String,
+    },
+    DrawOfferDeclined {
+        color: Color,
+    },
+    ClaimIncorrect {
+        color: Color,
+        reason: String,
+    },
+    PlayerArrived {
+        color: Color,
+    },
+    Disconnected {
+        color: Color,
+    },
+    Reconnected {
+        color: Color,
+    },
     /// A question left to the arbiter's judgement (DEC-12), with the default
     /// that applies until answered.
-    QuestionOpened { id: u32, question: String, default: String },
-    QuestionAnswered { id: u32, answer: String },
+    QuestionOpened {
+        id: u32,
+        question: String,
+        default: String,
+    },
+    QuestionAnswered {
+        id: u32,
+        answer: String,
+    },
     /// The position before ply `ply` was reinstated.
-    PositionReinstated { ply: usize, fen: String },
+    PositionReinstated {
+        ply: usize,
+        fen: String,
+    },
     /// Increment changed for both players (Guidelines III.4).
-    IncrementIntroduced { increment_ms: i64 },
+    IncrementIntroduced {
+        increment_ms: i64,
+    },
     /// The game is over.
     GameOver(GameEnd),
 }

@@ -76,11 +76,15 @@ pub fn obligation(pos: &Position, touched: &[Square]) -> Option<Obligation> {
     let us = pos.turn();
     let board = pos.board();
     let mut seen = Bitboard::EMPTY;
-    let touched: Vec<Square> = touched.iter().copied().filter(|s| {
-        let new = !seen.contains(*s);
-        seen.add(*s);
-        new && board.occupied().contains(*s)
-    }).collect();
+    let touched: Vec<Square> = touched
+        .iter()
+        .copied()
+        .filter(|s| {
+            let new = !seen.contains(*s);
+            seen.add(*s);
+            new && board.occupied().contains(*s)
+        })
+        .collect();
     if touched.is_empty() {
         return None;
     }
@@ -129,11 +133,7 @@ pub fn obligation(pos: &Position, touched: &[Square]) -> Option<Obligation> {
         return Some(Obligation {
             allowed: capture,
             rule: "FIDE-4.3c",
-            reason: format!(
-                "{} must capture {}",
-                piece_name(pos, first_own),
-                piece_name(pos, first_theirs)
-            ),
+            reason: format!("{} must capture {}", piece_name(pos, first_own), piece_name(pos, first_theirs)),
         });
     }
     for &sq in &touched {
@@ -197,7 +197,11 @@ fn castling_first(pos: &Position, king: Square, side: CastlingSide) -> Obligatio
         };
     }
     let all = pos.legal_moves();
-    Obligation { allowed: all.to_vec(), rule: "FIDE-4.4c", reason: "the king cannot move: any legal move".into() }
+    Obligation {
+        allowed: all.to_vec(),
+        rule: "FIDE-4.4c",
+        reason: "the king cannot move: any legal move".into(),
+    }
 }
 
 /// 4.4.2: a rook touched before the king: no castling on that side this
@@ -208,7 +212,10 @@ fn rook_first(pos: &Position, rook: Square, king: Square, side: CastlingSide) ->
         return Some(Obligation {
             allowed: rook_moves.to_vec(),
             rule: "FIDE-4.4b",
-            reason: format!("{} was touched before the king: it must be moved, not castled", piece_name(pos, rook)),
+            reason: format!(
+                "{} was touched before the king: it must be moved, not castled",
+                piece_name(pos, rook)
+            ),
         });
     }
     let king_moves: Vec<Move> =

@@ -113,7 +113,8 @@ impl S {
     }
     fn allowed(&self) -> Vec<String> {
         let pos = self.g.position();
-        let mut v: Vec<String> = self.g.obligation().expect("an obligation").allowed.iter().map(|m| pos.san(*m)).collect();
+        let mut v: Vec<String> =
+            self.g.obligation().expect("an obligation").allowed.iter().map(|m| pos.san(*m)).collect();
         v.sort();
         v
     }
