@@ -30,6 +30,8 @@ pub mod movegen;
 pub mod pgn;
 pub mod position;
 pub mod san;
+#[cfg(feature = "serde")]
+mod serde_impls;
 pub mod types;
 pub mod uci;
 pub mod zobrist;

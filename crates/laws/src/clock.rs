@@ -145,7 +145,9 @@ pub const MAX_CLOCK_MS: i64 = 1_000_000_000_000;
 pub const MAX_LAG_COMPENSATION_MS: i64 = 10_000;
 
 /// An instant on the server's monotonic clock, in milliseconds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default,
+)]
 pub struct Timestamp(pub i64);
 
 impl Timestamp {
@@ -163,7 +165,7 @@ impl From<i64> for Timestamp {
 }
 
 /// Clock policy settings that are not part of the time control.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct ClockConfig {
     /// The largest lag compensation per move, in milliseconds; 0 disables
     /// compensation (OTB). Clamped to `0..=MAX_LAG_COMPENSATION_MS`.
@@ -219,7 +221,7 @@ pub enum ClockError {
 }
 
 /// What caused a change of a side's time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ChangeKind {
     /// Thinking time charged (negative).
     Elapsed,
@@ -241,7 +243,7 @@ pub enum ChangeKind {
 }
 
 /// One change of one side's time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ClockChange {
     /// Whose time changed.
     pub side: Color,
@@ -254,7 +256,7 @@ pub struct ClockChange {
 }
 
 /// A flag-fall: whose time expired, and the exact instant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Flag {
     /// The side whose time expired.
     pub side: Color,
@@ -263,7 +265,7 @@ pub struct Flag {
 }
 
 /// The outcome of [`Clock::press`].
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct PressReport {
     /// The side that completed its move.
     pub side: Color,
@@ -306,7 +308,7 @@ impl PressReport {
 }
 
 /// The outcome of [`Clock::retract_last_press`].
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct RetractReport {
     /// The side whose press was retracted; its clock is the current one again.
     pub side: Color,
@@ -321,7 +323,7 @@ pub struct RetractReport {
 }
 
 /// Running state.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 enum Run {
     NotStarted,
     Running { since: Timestamp },
@@ -329,7 +331,7 @@ enum Run {
 }
 
 /// Bookkeeping of the move in progress (of the side whose turn it is).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
 struct MoveState {
     /// Wall time settled so far.
     elapsed_ms: i64,
@@ -342,7 +344,7 @@ struct MoveState {
 }
 
 /// What the last press did, kept so it can be retracted exactly.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 struct LastPress {
     side: Color,
     at: Timestamp,
@@ -363,7 +365,7 @@ struct Segment {
 }
 
 /// The chess clock. See the module documentation.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct Clock {
     control: TimeControl,
     config: ClockConfig,

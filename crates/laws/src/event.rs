@@ -6,7 +6,7 @@
 use arbiter_chess::{Color, Role, Square};
 
 /// How a piece was touched (Law 4.2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TouchKind {
     /// With the intention of moving or capturing it (4.2.2: the default for
     /// any contact).
@@ -21,7 +21,7 @@ pub enum TouchKind {
 /// optional promotion piece. `castle` marks an explicit castling intent,
 /// which Chess960 requires (DEC-13); in standard chess a king moving two
 /// squares, or onto its own rook, is castling anyway.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MoveInput {
     pub from: Square,
     pub to: Square,
@@ -41,7 +41,7 @@ impl MoveInput {
 }
 
 /// Kinds of draw claim (Article 9).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ClaimKind {
     /// 9.2: threefold repetition (has appeared, or will with the intended move).
     Threefold,
@@ -51,7 +51,7 @@ pub enum ClaimKind {
 
 /// The penalties of Article 12.9 that affect the game (12.9.7–12.9.9 are
 /// event matters, outside a single game).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PenaltyKind {
     /// 12.9.1
     Warning,
@@ -70,7 +70,7 @@ pub enum PenaltyKind {
 }
 
 /// A result the arbiter may declare (8.7, 11.7, 11.8, appeals).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DeclaredResult {
     WhiteWins,
     BlackWins,
@@ -80,7 +80,7 @@ pub enum DeclaredResult {
 }
 
 /// An arbiter's answer to an open question (DEC-12).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Answer {
     /// Apply the default the question was opened with.
     Default,
@@ -93,7 +93,7 @@ pub enum Answer {
 }
 
 /// Everything the state machine can be told.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq)]
 pub enum Event {
     // --- Board acts (over the board, section 0.4 of the catalogue) ---
     /// A player says "I adjust" (4.2.1), before touching.

@@ -48,7 +48,7 @@ use crate::time_control::Bonus;
 use crate::touch::{self, Obligation};
 
 /// A pending draw offer.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct DrawOffer {
     pub by: Color,
     /// Plies played when it was made.
@@ -56,7 +56,7 @@ pub struct DrawOffer {
 }
 
 /// What an open question is about.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq)]
 pub enum QuestionKind {
     /// The analyser could not tell whether `side` can still checkmate; the
     /// result `applied` was given by default.
@@ -68,7 +68,7 @@ pub enum QuestionKind {
 }
 
 /// A question left to the arbiter (DEC-12).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct Question {
     pub id: u32,
     pub kind: QuestionKind,
@@ -77,7 +77,7 @@ pub struct Question {
 }
 
 /// A move made on the board and not yet completed (over the board).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq)]
 enum Pending {
     /// A legal move, already on the record.
     Legal { color: Color, ply: usize },
@@ -91,7 +91,7 @@ enum Pending {
 }
 
 /// The per-move state of the player having the move (over the board).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 struct TurnState {
     /// Squares touched with intent, in order.
     touched: Vec<Square>,
@@ -105,7 +105,7 @@ struct TurnState {
 }
 
 /// One game under the Laws.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct Game {
     regs: Regulations,
     record: GameRecord,

@@ -4,7 +4,7 @@
 use crate::time_control::{Category, TimeControl};
 
 /// How moves reach the service (CFG-MODE).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Mode {
     /// Over the board (e-board, digital clock or an operator console): the
     /// physical acts are reported; touch-move applies; illegal moves can be
@@ -26,7 +26,7 @@ impl Mode {
 }
 
 /// Supervision regime for rapid and blitz (CFG-REGIME).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Regime {
     /// A.4 / B.2: the full Competitive Rules.
     Full,
@@ -36,7 +36,7 @@ pub enum Regime {
 }
 
 /// Draw-offer restriction (CFG-DRAWRES, Law 9.1.1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum DrawOfferRestriction {
     #[default]
     None,
@@ -47,7 +47,7 @@ pub enum DrawOfferRestriction {
 }
 
 /// Penalty when an electronic device is found (CFG-DEVICE, 11.3.2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum DevicePenalty {
     /// The player loses, the opponent wins (the default of the Laws).
     #[default]
@@ -57,7 +57,7 @@ pub enum DevicePenalty {
 }
 
 /// The regulations that govern one game.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct Regulations {
     pub mode: Mode,
     pub time_control: TimeControl,

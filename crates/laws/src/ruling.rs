@@ -6,20 +6,21 @@ use arbiter_chess::Color;
 pub use crate::scoring::GameResult;
 
 /// How the game ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct GameEnd {
     pub result: GameResult,
     /// Why, in words (e.g. "checkmate", "flag fell; opponent cannot checkmate").
     pub reason: String,
     /// The Article the result rests on.
-    pub rule: &'static str,
+    #[serde(with = "crate::ruling::rule_id")]
+    pub rule: crate::ruling::RuleId,
     /// Armageddon: the match result differs from the game result (a draw
     /// counts as a win for Black, ARM-1).
     pub armageddon_winner: Option<Color>,
 }
 
 /// What a ruling decided, with its facts.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq)]
 pub enum Decision {
     /// The game started; White's clock runs.
     GameStarted {
@@ -138,11 +139,12 @@ pub enum Decision {
 }
 
 /// A ruling: a decision and the Article it rests on.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct Ruling {
     /// The rule id, e.g. `FIDE-7.5.5`, `OCR-5.4`, `ARB` for a plain arbiter
     /// action with no Article.
-    pub rule: &'static str,
+    #[serde(with = "crate::ruling::rule_id")]
+    pub rule: crate::ruling::RuleId,
     pub decision: Decision,
 }
 
@@ -153,7 +155,7 @@ impl Ruling {
 }
 
 /// Why an event was not accepted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RejectReason {
     /// The game has not started yet.
     NotStarted,
@@ -182,17 +184,130 @@ pub enum RejectReason {
 }
 
 /// An event the Laws do not allow now; the state is unchanged.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct Rejection {
     pub reason: RejectReason,
     /// The Article that forbids it, where one applies.
-    pub rule: Option<&'static str>,
+    #[serde(with = "crate::ruling::optional_rule_id")]
+    pub rule: Option<crate::ruling::RuleId>,
     pub message: String,
 }
 
 impl Rejection {
     pub fn new(reason: RejectReason, rule: Option<&'static str>, message: impl Into<String>) -> Rejection {
         Rejection { reason, rule, message: message.into() }
+    }
+}
+
+/// A rule id such as `FIDE-7.5.5` (an alias, so that serde does not try to
+/// borrow it from the input).
+pub type RuleId = &'static str;
+
+/// Every rule id the state machine can record (rulings, rejections, ends,
+/// obligations). A test checks that the sources name no other, so that a
+/// stored state can always be read back.
+pub const RULE_IDS: &[&str] = &[
+    "CN-7",
+    "DEC-11",
+    "DEC-12",
+    "FIDE-1.3",
+    "FIDE-3.7",
+    "FIDE-4",
+    "FIDE-4.2a",
+    "FIDE-4.3a",
+    "FIDE-4.3b",
+    "FIDE-4.3c",
+    "FIDE-4.4a",
+    "FIDE-4.4b",
+    "FIDE-4.4c",
+    "FIDE-4.7",
+    "FIDE-5.1.1",
+    "FIDE-5.1.2",
+    "FIDE-5.2.1",
+    "FIDE-5.2.2",
+    "FIDE-5.2.3",
+    "FIDE-6",
+    "FIDE-6.10",
+    "FIDE-6.11",
+    "FIDE-6.2a",
+    "FIDE-6.2c",
+    "FIDE-6.6",
+    "FIDE-6.7a",
+    "FIDE-6.9",
+    "FIDE-7.5.1",
+    "FIDE-7.5.2",
+    "FIDE-7.5.4",
+    "FIDE-7.5.5",
+    "FIDE-8.7",
+    "FIDE-9.1.1",
+    "FIDE-9.1.2a",
+    "FIDE-9.1.2b",
+    "FIDE-9.2",
+    "FIDE-9.3",
+    "FIDE-9.5c",
+    "FIDE-9.6.1",
+    "FIDE-9.6.2",
+    "FIDE-11.3b",
+    "FIDE-12.9",
+    "FIDE-A.5.2",
+    "FIDE-A.5.4",
+    "FIDE-III.4",
+    "FIDE-III.5",
+    "OCR-1.3",
+    "OCR-3.1",
+    "OCR-3.1.2",
+    "OCR-3.1.5",
+    "OCR-4.3",
+    "OCR-4.4",
+    "OCR-5.3",
+    "OCR-5.4.1",
+    "OCR-5.4.2",
+    "OCR-5.4.3",
+    "OCR-5.4.4",
+    "OCR-11",
+    "OCR-11.4",
+    "OCR-11.4.1",
+    "OCR-11.4.2",
+];
+
+/// The static rule id equal to `text`, if it is a known one.
+pub fn known_rule(text: &str) -> Option<&'static str> {
+    RULE_IDS.iter().copied().find(|r| *r == text)
+}
+
+/// Serde for `&'static str` rule ids: written as text, read back into the
+/// static id (unknown ids are an error, never a leak).
+pub mod rule_id {
+    use serde::{Deserialize, Deserializer, Serializer, de};
+
+    pub fn serialize<S: Serializer>(rule: &&'static str, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(rule)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+        let text = String::deserialize(d)?;
+        super::known_rule(&text).ok_or_else(|| de::Error::custom(format!("unknown rule id {text:?}")))
+    }
+}
+
+/// As [`rule_id`], for an optional rule id.
+pub mod optional_rule_id {
+    use serde::{Deserialize, Deserializer, Serializer, de};
+
+    pub fn serialize<S: Serializer>(rule: &Option<&'static str>, s: S) -> Result<S::Ok, S::Error> {
+        match rule {
+            Some(r) => s.serialize_some(r),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'static str>, D::Error> {
+        match Option::<String>::deserialize(d)? {
+            None => Ok(None),
+            Some(text) => super::known_rule(&text)
+                .map(Some)
+                .ok_or_else(|| de::Error::custom(format!("unknown rule id {text:?}"))),
+        }
     }
 }

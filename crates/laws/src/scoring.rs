@@ -194,7 +194,7 @@ pub enum ScoringError {
 }
 
 /// Why a game is not rated.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum NotRatedReason {
     /// A forfeit or double forfeit: the game was not played (B02 5.1).
     Unplayed,
@@ -229,7 +229,7 @@ impl fmt::Display for NotRatedReason {
 /// One player's score in a game: what Law 10.1 calls the scores "normally
 /// associated with the game", and what 8.3.2 of the Rating Regulations rates
 /// as 1, 0.5 or 0.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Score {
     /// 1 under Law 10.1; the win value of the event's point system.
     Win,
@@ -262,7 +262,7 @@ impl Score {
 }
 
 /// The result of a game as it goes into the tournament record.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GameResult {
     /// `1-0`.
     WhiteWins,
@@ -378,7 +378,9 @@ impl From<Outcome> for GameResult {
 /// Half-points suffice for every point system in use (1-½-0, 3-1-0, 2-1-0,
 /// and Armageddon values such as 1½ for a win); negative values are allowed
 /// because some regulations penalise a forfeit below zero.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash,
+)]
 pub struct Points(i32);
 
 impl Points {
@@ -443,7 +445,7 @@ impl fmt::Display for Points {
 
 /// The points a regulation gives for a win, a draw and a loss. A forfeit win
 /// scores as a win and a forfeit as a loss (Law 10.1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PointSystem {
     win: Points,
     draw: Points,
@@ -536,7 +538,7 @@ pub fn points(result: GameResult, system: &PointSystem) -> Result<(Points, Point
 }
 
 /// Whether a game is a normal game or an Armageddon game.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum GameKind {
     #[default]
     Regular,
@@ -579,7 +581,7 @@ pub fn rated_scores(
 // ---------------------------------------------------------------------------
 
 /// A FIDE rating (a whole number on the published list).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Rating(u16);
 
 impl Rating {
@@ -603,7 +605,7 @@ impl fmt::Display for Rating {
 }
 
 /// Which FIDE rating list a game belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RatingCategory {
     /// The standard list (Rating Regulations B02).
     Standard,
@@ -614,7 +616,7 @@ pub enum RatingCategory {
 }
 
 /// A scoring probability PD from table 8.1.2, in hundredths (0..=100).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ScoreProbability(u8);
 
 impl ScoreProbability {
@@ -635,7 +637,7 @@ impl fmt::Display for ScoreProbability {
 /// One row of table 8.1.2: differences up to and including `max_difference`
 /// (and above the previous row's) give the higher-rated player `higher`
 /// hundredths and the lower-rated player 100 − `higher`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ExpectedScoreRow {
     pub max_difference: u16,
     pub higher: u8,
@@ -716,7 +718,7 @@ pub fn expected_score(rating_diff: i32) -> ScoreProbability {
 
 /// A date on the Gregorian calendar, used to pick the regulations in force.
 /// Fields compare in year, month, day order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CalendarDate {
     year: u16,
     month: u8,
@@ -761,7 +763,7 @@ impl fmt::Display for CalendarDate {
 /// The rapid and blitz rule of 1 December 2024: a game between players at
 /// least `min_difference` apart is not rated if one of them is rated above
 /// `above`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RatingGapRule {
     pub min_difference: u16,
     pub above: u16,
@@ -769,7 +771,7 @@ pub struct RatingGapRule {
 
 /// The rating-difference rules of one version of the regulations (8.3.1 and
 /// its rapid and blitz counterpart 7.3.1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FideRatingRules {
     /// A difference above this counts as this (400).
     pub cap: u16,
@@ -860,7 +862,7 @@ impl FideRatingRules {
 }
 
 /// The development coefficient K (8.3.3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct KFactor(u8);
 
 impl KFactor {
@@ -905,7 +907,7 @@ impl KFactor {
 
 /// What 8.3.3 needs to know about a player, on the list of the game's
 /// category (standard, rapid or blitz each have their own rating and games).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PlayerRatingProfile {
     /// The rating used for the rating period (the published list rating).
     pub rating: Rating,
@@ -942,7 +944,9 @@ pub fn k_factor(profile: &PlayerRatingProfile, period_year: u16) -> KFactor {
 
 /// An exact rating change in hundredths of a rating point: K × ΔR of one
 /// game, or the sum over a tournament or rating period before rounding.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash,
+)]
 pub struct RatingDelta(i64);
 
 impl RatingDelta {
@@ -1037,7 +1041,9 @@ pub fn rating_change(
 const GRADE_SCALE: i64 = 10_000;
 
 /// CN-16 grade points: an exact decimal with four decimal places.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash,
+)]
 pub struct GradePoints(i64);
 
 impl GradePoints {
@@ -1140,7 +1146,7 @@ impl fmt::Display for GradePoints {
 }
 
 /// The outcome of a game as CN-16 sees it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GradeOutcome {
     /// The player with more grade points won.
     HigherWins,

@@ -121,7 +121,7 @@ const MINUTE_MS: i64 = 60_000;
 const SECOND_MS: i64 = 1_000;
 
 /// The kind of per-move bonus of a period.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BonusKind {
     /// Fischer increment: added to the main time with each move.
     Increment,
@@ -133,7 +133,7 @@ pub enum BonusKind {
 }
 
 /// A per-move bonus: an increment or a delay, applying from a move number on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Bonus {
     /// Increment or which kind of delay.
     pub kind: BonusKind,
@@ -176,7 +176,7 @@ impl Bonus {
 }
 
 /// One period of a time control.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Period {
     /// Moves to be made in the period; `None` for the rest of the game.
     pub moves: Option<u32>,
@@ -207,7 +207,7 @@ impl Period {
 }
 
 /// The category of a game (Appendices A.1 and B.1, CFG-CAT).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Category {
     /// T ≤ 10 minutes.
     Blitz,
@@ -340,7 +340,8 @@ pub enum TimeControlError {
 /// Construct with [`TimeControl::new`], [`TimeControl::per_colour`] or a
 /// parser; every constructor validates, so a `TimeControl` is always usable
 /// by the clock.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(into = "String", try_from = "String")]
 pub struct TimeControl {
     white: Vec<Period>,
     /// Black's periods when they differ from White's; `None` when symmetric,
@@ -647,7 +648,7 @@ impl fmt::Display for TimeControl {
 
 /// The value of a PGN `TimeControl` tag, which may also say that the control
 /// is unknown, that there is none, or that a sandclock is used.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TimeControlTag {
     /// `?`
     Unknown,
@@ -753,7 +754,7 @@ fn validate(periods: &[Period]) -> Result<(), TimeControlError> {
     Ok(())
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, PartialEq, Eq)]
 enum Syntax {
     Pgn,
     Human,
@@ -1125,5 +1126,19 @@ mod tests {
         assert_eq!(to_ms(2, 5, 1, SECOND_MS), Some(2_500));
         assert_eq!(to_ms(0, 1, 4, SECOND_MS), None);
         assert_eq!(to_ms(u64::MAX, 0, 0, 2), None);
+    }
+}
+
+/// Stored as its PGN form, and validated when read back.
+impl From<TimeControl> for String {
+    fn from(tc: TimeControl) -> String {
+        tc.to_pgn()
+    }
+}
+
+impl TryFrom<String> for TimeControl {
+    type Error = TimeControlError;
+    fn try_from(text: String) -> Result<TimeControl, TimeControlError> {
+        TimeControl::from_pgn(&text)
     }
 }

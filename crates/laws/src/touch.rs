@@ -23,12 +23,13 @@
 use arbiter_chess::{Bitboard, CastlingSide, Move, MoveList, Position, Role, Square};
 
 /// The moves a player may make after touching pieces.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct Obligation {
     /// The legal moves that satisfy the Laws; never empty.
     pub allowed: Vec<Move>,
     /// The Article that binds the player (e.g. `FIDE-4.3a`).
-    pub rule: &'static str,
+    #[serde(with = "crate::ruling::rule_id")]
+    pub rule: crate::ruling::RuleId,
     /// A sentence for the players, naming the piece or square.
     pub reason: String,
 }

@@ -1,0 +1,160 @@
+//! `serde` support (feature `serde`): compact, human-readable forms that are
+//! validated on the way back in.
+//!
+//! - [`Color`], [`Role`], [`CastlingMode`]: lowercase names.
+//! - [`Square`]: its name (`"e4"`).
+//! - [`Move`]: its 16-bit encoding ([`Move::to_u16`]).
+//! - [`Position`]: `{ "fen": ..., "chess960": bool }`; read back leniently
+//!   (odd but playable positions are allowed), so every position this crate
+//!   can hold round-trips.
+//! - [`GameRecord`]: the start position and the moves; read back by playing
+//!   every move, so an illegal move is an error, never a corrupt record.
+
+use serde::de::{self, Deserializer};
+use serde::ser::{SerializeStruct, Serializer};
+use serde::{Deserialize, Serialize};
+
+use crate::fen::{FenOptions, Strictness};
+use crate::game::GameRecord;
+use crate::position::Position;
+use crate::types::{CastlingMode, Color, Move, Role, Square};
+
+impl Serialize for Color {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Color {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Color, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(de::Error::custom)
+    }
+}
+
+impl Serialize for Role {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            Role::Pawn => "pawn",
+            Role::Knight => "knight",
+            Role::Bishop => "bishop",
+            Role::Rook => "rook",
+            Role::Queen => "queen",
+            Role::King => "king",
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Role {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Role, D::Error> {
+        let s = String::deserialize(d)?;
+        Ok(match s.as_str() {
+            "pawn" => Role::Pawn,
+            "knight" => Role::Knight,
+            "bishop" => Role::Bishop,
+            "rook" => Role::Rook,
+            "queen" => Role::Queen,
+            "king" => Role::King,
+            other => return Err(de::Error::custom(format!("unknown piece kind {other:?}"))),
+        })
+    }
+}
+
+impl Serialize for CastlingMode {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            CastlingMode::Standard => "standard",
+            CastlingMode::Chess960 => "chess960",
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for CastlingMode {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<CastlingMode, D::Error> {
+        match String::deserialize(d)?.as_str() {
+            "standard" => Ok(CastlingMode::Standard),
+            "chess960" => Ok(CastlingMode::Chess960),
+            other => Err(de::Error::custom(format!("unknown castling mode {other:?}"))),
+        }
+    }
+}
+
+impl Serialize for Square {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Square {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Square, D::Error> {
+        String::deserialize(d)?.parse().map_err(de::Error::custom)
+    }
+}
+
+impl Serialize for Move {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u16(self.to_u16())
+    }
+}
+
+impl<'de> Deserialize<'de> for Move {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Move, D::Error> {
+        // Any 16-bit value is some move; legality is checked where a move is
+        // played (a game record replays its moves).
+        Ok(Move::from_u16(u16::deserialize(d)?))
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct PositionRepr {
+    fen: String,
+    chess960: bool,
+}
+
+impl Serialize for Position {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("Position", 2)?;
+        st.serialize_field("fen", &self.fen())?;
+        st.serialize_field("chess960", &(self.castling_mode() == CastlingMode::Chess960))?;
+        st.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Position {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Position, D::Error> {
+        let r = PositionRepr::deserialize(d)?;
+        position_from(&r.fen, r.chess960).map_err(de::Error::custom)
+    }
+}
+
+fn position_from(fen: &str, chess960: bool) -> Result<Position, crate::FenError> {
+    let mut pos = Position::from_fen_with(fen, FenOptions { chess960, strictness: Strictness::Lenient })?;
+    pos.set_castling_mode(if chess960 { CastlingMode::Chess960 } else { CastlingMode::Standard });
+    Ok(pos)
+}
+
+#[derive(Serialize, Deserialize)]
+struct RecordRepr {
+    start: Position,
+    moves: Vec<Move>,
+}
+
+impl Serialize for GameRecord {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("GameRecord", 2)?;
+        st.serialize_field("start", self.start())?;
+        st.serialize_field("moves", self.moves())?;
+        st.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for GameRecord {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<GameRecord, D::Error> {
+        let r = RecordRepr::deserialize(d)?;
+        let mut record = GameRecord::new(r.start);
+        for (i, m) in r.moves.into_iter().enumerate() {
+            record.push(m).map_err(|e| de::Error::custom(format!("move {}: {e}", i + 1)))?;
+        }
+        Ok(record)
+    }
+}
