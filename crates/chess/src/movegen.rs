@@ -475,7 +475,7 @@ impl Position {
         }
 
         if !in_check && (self.castling & ours).any() {
-            self.castling_moves(sink, king, occ);
+            self.castling_moves(sink, king, occ, danger, their_straight, their_diag);
         }
     }
 
@@ -513,8 +513,19 @@ impl Position {
         sink.promotions(cap_right & last, right);
     }
 
-    #[inline(never)]
-    fn castling_moves<S: MoveSink>(&self, sink: &mut S, king: Square, occ: Bitboard) {
+    /// Castling moves. `danger` holds the squares the opponent's pawns,
+    /// knights and king attack; sliders are tested with both castling pieces
+    /// lifted, since the rook may be shielding a square along the rank.
+    #[inline(always)]
+    fn castling_moves<S: MoveSink>(
+        &self,
+        sink: &mut S,
+        king: Square,
+        occ: Bitboard,
+        danger: Bitboard,
+        their_straight: Bitboard,
+        their_diag: Bitboard,
+    ) {
         let us = self.turn;
         for rook in self.castling & self.board.by_color(us) {
             let side = CastlingSide::from_files(king.file(), rook.file());
@@ -523,13 +534,13 @@ impl Position {
             let king_path = between(king, king_to) | Bitboard::from_square(king_to);
             let rook_path = between(rook, rook_to) | Bitboard::from_square(rook_to);
             let movers = Bitboard::from_square(king) | Bitboard::from_square(rook);
-            if ((king_path | rook_path) - movers & occ).any() {
+            if ((king_path | rook_path) - movers & occ).any() || (king_path & danger).any() {
                 continue;
             }
-            // Test the king's squares with both castling pieces lifted: the
-            // rook may be shielding a square from an attack along the rank.
             let occ2 = occ - movers;
-            let attacked = king_path.iter().any(|sq| self.attackers_to(sq, us.other(), occ2).any());
+            let attacked = king_path.iter().any(|sq| {
+                (rook_attacks(sq, occ2) & their_straight).any() || (bishop_attacks(sq, occ2) & their_diag).any()
+            });
             if !attacked {
                 sink.single(Move::castle(king, rook));
             }

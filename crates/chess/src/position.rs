@@ -324,7 +324,7 @@ impl Position {
     /// freshly copied struct stalls store forwarding, and this is the
     /// hottest function of every search.
     #[must_use]
-    #[inline]
+    #[inline(always)]
     pub fn after(&self, m: Move) -> Position {
         let us = self.turn;
         let them = us.other();
