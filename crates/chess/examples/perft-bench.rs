@@ -105,8 +105,9 @@ fn main() {
             // Alternate which library goes first, so neither always runs on a
             // warmer (or cooler) machine.
             let run_ours = || time(|| if c.bulk { perft(&pos, d) } else { perft_full(&pos, d) }, c.nodes);
-            let run_cozy =
-                || time(|| if c.bulk { cozy_bulk(&board, d as u8) } else { cozy_full(&board, d as u8) }, c.nodes);
+            let run_cozy = || {
+                time(|| if c.bulk { cozy_bulk(&board, d as u8) } else { cozy_full(&board, d as u8) }, c.nodes)
+            };
             if round % 2 == 0 {
                 ours[i].push(run_ours());
                 cozy[i].push(run_cozy());

@@ -252,18 +252,11 @@ impl Position {
             return Err(PositionError::PawnOnBackRank(sq).into());
         }
         let castling = parse_castling(fields[2], &board)?;
-        let standard_rights = castling.iter().all(|r| {
-            let color = if r.rank() == Rank::First { Color::White } else { Color::Black };
-            board.king_of(color).map(|k| k.file()) == Some(File::E)
-                && (r.file() == File::A || r.file() == File::H)
-        });
-        let mode = if options.chess960 || !standard_rights {
-            CastlingMode::Chess960
-        } else {
-            CastlingMode::Standard
-        };
-
-        let mut pos = Position::from_parts_unchecked(board, turn, castling, None, halfmoves, fullmoves, mode);
+        let mut pos =
+            Position::from_parts_unchecked(board, turn, castling, None, halfmoves, fullmoves, CastlingMode::Chess960);
+        if !options.chess960 && pos.has_standard_castling_rights() {
+            pos.mode = CastlingMode::Standard;
+        }
         if pos.attackers_to(pos.king(turn.other()), turn, board.occupied()).any() {
             return Err(PositionError::OppositeCheck(turn.other()).into());
         }

@@ -539,7 +539,8 @@ impl Position {
             }
             let occ2 = occ - movers;
             let attacked = king_path.iter().any(|sq| {
-                (rook_attacks(sq, occ2) & their_straight).any() || (bishop_attacks(sq, occ2) & their_diag).any()
+                (rook_attacks(sq, occ2) & their_straight).any()
+                    || (bishop_attacks(sq, occ2) & their_diag).any()
             });
             if !attacked {
                 sink.single(Move::castle(king, rook));

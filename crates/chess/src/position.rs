@@ -35,6 +35,12 @@ pub struct Position {
     pub(crate) mode: CastlingMode,
 }
 
+/// Standard castling notation was asked for a position whose castling rights
+/// need Chess960 notation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("these castling rights can only be written in Chess960 notation")]
+pub struct NonStandardCastlingError;
+
 /// The move was not legal in the position it was played in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("illegal move {uci} in this position")]
@@ -136,8 +142,28 @@ impl Position {
     }
 
     /// Switches how castling is written; the rules of play do not change.
-    pub fn set_castling_mode(&mut self, mode: CastlingMode) {
+    ///
+    /// # Errors
+    /// [`NonStandardCastlingError`] when asked for standard notation while a
+    /// castling right cannot be written in it (a king off the e-file or a
+    /// rook off the a- and h-files: `e1c1` would then read back as a king
+    /// step); the mode is unchanged.
+    pub fn set_castling_mode(&mut self, mode: CastlingMode) -> Result<(), NonStandardCastlingError> {
+        if mode == CastlingMode::Standard && !self.has_standard_castling_rights() {
+            return Err(NonStandardCastlingError);
+        }
         self.mode = mode;
+        Ok(())
+    }
+
+    /// `true` if every castling right is one of standard chess: king on the
+    /// e-file, rook on the a- or h-file of its colour's back rank.
+    pub fn has_standard_castling_rights(&self) -> bool {
+        self.castling.iter().all(|r| {
+            let color = if r.rank() == crate::types::Rank::First { Color::White } else { Color::Black };
+            self.board.king_of(color).map(|k| k.file()) == Some(File::E)
+                && (r.file() == File::A || r.file() == File::H)
+        })
     }
 
     /// The squares of rooks that still have castling rights.
@@ -248,6 +274,13 @@ impl Position {
     }
 
     /// The Polyglot-compatible Zobrist key of this position.
+    ///
+    /// Like PolyGlot, it includes the en passant file whenever a pawn of the
+    /// side to move stands beside the pawn that just made a double step, even
+    /// if the capture is illegal (a pinned pawn). FEN output writes the en
+    /// passant square only when the capture is legal, so a position read back
+    /// from its FEN can have a different Polyglot key in that rare case; the
+    /// [`Position::repetition_key`] is the same.
     #[inline]
     pub fn zobrist(&self) -> u64 {
         match self.ep_square {
@@ -333,7 +366,8 @@ impl Position {
         let from_bb = Bitboard::from_square(from).0;
         let to_bb = Bitboard::from_square(to).0;
         let b = &self.board;
-        let mut by_role = [b.by_role[0].0, b.by_role[1].0, b.by_role[2].0, b.by_role[3].0, b.by_role[4].0, b.by_role[5].0];
+        let mut by_role =
+            [b.by_role[0].0, b.by_role[1].0, b.by_role[2].0, b.by_role[3].0, b.by_role[4].0, b.by_role[5].0];
         let mut by_color = [b.by_color[0].0, b.by_color[1].0];
         let mut hash = self.hash ^ zobrist::turn_key();
         let mut castling = self.castling;

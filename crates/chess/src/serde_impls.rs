@@ -99,9 +99,10 @@ impl Serialize for Move {
 
 impl<'de> Deserialize<'de> for Move {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Move, D::Error> {
-        // Any 16-bit value is some move; legality is checked where a move is
-        // played (a game record replays its moves).
-        Ok(Move::from_u16(u16::deserialize(d)?))
+        // Legality is checked where a move is played (a game record replays
+        // its moves); here only the encoding must be one a move can have.
+        let bits = u16::deserialize(d)?;
+        Move::from_u16(bits).ok_or_else(|| de::Error::custom(format!("{bits:#06x} encodes no move")))
     }
 }
 
@@ -128,9 +129,8 @@ impl<'de> Deserialize<'de> for Position {
 }
 
 fn position_from(fen: &str, chess960: bool) -> Result<Position, crate::FenError> {
-    let mut pos = Position::from_fen_with(fen, FenOptions { chess960, strictness: Strictness::Lenient })?;
-    pos.set_castling_mode(if chess960 { CastlingMode::Chess960 } else { CastlingMode::Standard });
-    Ok(pos)
+    // The reader picks Chess960 notation whenever the rights need it.
+    Position::from_fen_with(fen, FenOptions { chess960, strictness: Strictness::Lenient })
 }
 
 #[derive(Serialize, Deserialize)]

@@ -656,14 +656,16 @@ impl Move {
         }
     }
 
-    /// The raw 16-bit encoding (stable: from | to << 6 | kind << 12).
+    /// The raw 16-bit encoding (stable: from | to << 6 | kind << 12, with
+    /// a 3-bit kind; bit 15 is always clear).
     pub const fn to_u16(self) -> u16 {
         self.0
     }
 
-    /// Rebuilds a move from [`Move::to_u16`]; any 16-bit value is some move.
-    pub const fn from_u16(bits: u16) -> Move {
-        Move(bits)
+    /// Rebuilds a move from [`Move::to_u16`]: `None` for the values no move
+    /// encodes (the kind uses three bits, so bit 15 is never set).
+    pub const fn from_u16(bits: u16) -> Option<Move> {
+        if bits & 0x8000 == 0 { Some(Move(bits)) } else { None }
     }
 }
 
@@ -708,6 +710,7 @@ mod tests {
         assert_eq!(c.king_or_piece_to(), Square::G1);
         let c = Move::castle(Square::new(1), Square::A1);
         assert_eq!(c.castling_side(), Some(CastlingSide::QueenSide));
-        assert_eq!(Move::from_u16(c.to_u16()), c);
+        assert_eq!(Move::from_u16(c.to_u16()), Some(c));
+        assert_eq!(Move::from_u16(0x8000 | c.to_u16()), None);
     }
 }

@@ -282,6 +282,20 @@ fn uci_castling_notations() {
 }
 
 #[test]
+fn castling_notation_needs_standard_rights() {
+    // King on b1 with rooks on a1 and h1: O-O-O would be written b1c1 in
+    // standard notation, which reads back as a king step.
+    let mut p = Position::from_fen("1k6/8/8/8/8/8/8/RK5R w HA - 0 1").unwrap();
+    assert_eq!(p.castling_mode(), CastlingMode::Chess960);
+    assert!(p.set_castling_mode(CastlingMode::Standard).is_err());
+    assert_eq!(p.castling_mode(), CastlingMode::Chess960);
+    let mut q = Position::startpos();
+    q.set_castling_mode(CastlingMode::Chess960).unwrap();
+    assert_eq!(q.uci(q.parse_uci("e2e4").unwrap()).to_string(), "e2e4");
+    q.set_castling_mode(CastlingMode::Standard).unwrap();
+}
+
+#[test]
 fn chess960_start_positions() {
     assert_eq!(Position::chess960(518).unwrap().board(), Position::startpos().board());
     assert_eq!(

@@ -118,6 +118,20 @@ pub enum Event {
         color: Color,
         mv: MoveInput,
     },
+    /// The king was released on its castling square and the rook has not
+    /// been moved yet (4.7.2: castling is made when the rook is released).
+    /// Only castling on that side may complete the move; pressing the clock
+    /// now is a completed illegal move (DEC-6). If castling on that side is
+    /// not legal, this is an illegal king move.
+    CastlingKingReleased {
+        color: Color,
+        to: Square,
+    },
+    /// The move just made was made with two hands (7.5.4); reported before
+    /// the clock is pressed, it makes the completion an illegal move.
+    UsedTwoHands {
+        color: Color,
+    },
     /// The clock pressed (completes the move, 6.2.1); `other_hand` when the
     /// hand that pressed did not make the move (6.2.3).
     PressClock {
@@ -231,6 +245,8 @@ impl Event {
             | Touch { color, .. }
             | PromotionPieceTouched { color, .. }
             | MakeMove { color, .. }
+            | CastlingKingReleased { color, .. }
+            | UsedTwoHands { color }
             | PressClock { color, .. }
             | SubmitMove { color, .. }
             | Disconnect { color }

@@ -12,8 +12,11 @@
 //!   arbiter question is opened. The position tested is the one on the board.
 //! - DEC-5: the service's clock is authoritative; a move stamped at or after
 //!   the flag instant loses to the flag.
-//! - DEC-6: a castling move is reported whole (with its rook); half-made
-//!   castling is not modelled.
+//! - DEC-6: a castling move is normally reported whole (with its rook).
+//!   `CastlingKingReleased` reports the king released on its castling square
+//!   with the rook unmoved: only that castling may complete the move (4.7.2),
+//!   and pressing the clock then is a completed illegal move whose
+//!   replacement must be that castling.
 //! - DEC-7: the first Fischer increment is added at the start.
 //! - DEC-9: after a completed illegal move the offender keeps the time used,
 //!   loses the increment of that press, and the opponent gets the penalty.
@@ -30,9 +33,18 @@
 //! - DEC-17: an offer made before the offerer's own move stays pending until a
 //!   9.1.2.1 lapse, with a 12.9.1 warning for the wrong sequence.
 //!
-//! Not modelled yet: illegal moves that stand because nobody observed them
-//! (A.5.2 with `observe = false`), both kings in check (A.5.4), colours or
-//! set-up errors (7.2, 7.3).
+//! - 7.5.4: `UsedTwoHands`, reported after the move is made and before the
+//!   press, makes the completion an illegal move (the position before it is
+//!   reinstated); with another irregularity in the same move it counts once.
+//! - A default (6.7) or a device found before the game is under way (11.3.2)
+//!   gives an unplayed forfeit result (+/-, -/+, -/-). A player who moves is
+//!   at the board.
+//!
+//! Not modelled yet (so `observe = false` is refused by the regulations): illegal
+//! moves that stand because nobody observed or claimed them (A.5.2) and
+//! illegal positions (both kings in check, a pawn on its last rank, A.5.4)
+//! need a board that can hold illegal positions, which
+//! `arbiter_chess::Position` cannot; colours or set-up errors (7.2, 7.3).
 
 use arbiter_chess::dead::{self, Mateability};
 use arbiter_chess::{
@@ -79,8 +91,18 @@ pub struct Question {
 /// A move made on the board and not yet completed (over the board).
 #[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq)]
 enum Pending {
-    /// A legal move, already on the record.
-    Legal { color: Color, ply: usize },
+    /// A legal move, already on the record; `two_hands` once the player
+    /// reported it was made with two hands (7.5.4).
+    Legal {
+        color: Color,
+        ply: usize,
+        #[serde(default)]
+        two_hands: bool,
+    },
+    /// The king stands on its castling square and the rook has not moved
+    /// (4.7.2): only `castle` may complete the move; the record is
+    /// unchanged; a press is a completed illegal move (DEC-6).
+    HalfCastling { color: Color, castle: Move },
     /// A pawn reached the last rank and was not replaced (7.5.2): the move is
     /// on the record as a queen promotion; completing it is an illegal move.
     UnfinishedPromotion { color: Color, ply: usize },
@@ -152,7 +174,8 @@ impl Game {
             None => {
                 let mut p = Position::startpos();
                 if regs.chess960 {
-                    p.set_castling_mode(CastlingMode::Chess960);
+                    // Chess960 notation can write any castling rights.
+                    let _ = p.set_castling_mode(CastlingMode::Chess960);
                 }
                 p
             }
@@ -279,6 +302,13 @@ impl Game {
     /// # Errors
     /// A [`Rejection`] naming the rule that forbids the act, where one does.
     pub fn apply(&mut self, event: &Event, at: i64) -> Outcome {
+        if !(0..=crate::clock::MAX_TIMESTAMP).contains(&at) {
+            return Err(reject(
+                RejectReason::InvalidArgument,
+                None,
+                format!("event at {at} ms: instants run from 0 to {} ms", crate::clock::MAX_TIMESTAMP),
+            ));
+        }
         if let Some(last) = self.last_at {
             if at < last {
                 return Err(reject(
@@ -357,6 +387,8 @@ impl Game {
             Touch { color, square, kind } => self.touch(*color, *square, *kind),
             PromotionPieceTouched { color, role } => self.promotion_touched(*color, *role),
             MakeMove { color, mv } => self.make_move(*color, mv, at),
+            CastlingKingReleased { color, to } => self.castling_king_released(*color, *to, at),
+            UsedTwoHands { color } => self.used_two_hands(*color),
             PressClock { color, other_hand } => self.press_clock(*color, *other_hand, at),
             SubmitMove { color, mv, premove } => self.submit_move(*color, mv, *premove, at),
             Disconnect { color } => self.disconnect(*color, at),
@@ -431,9 +463,11 @@ impl Game {
     fn default_time_expired(&mut self, when: i64) -> Vec<Ruling> {
         let absent: Vec<Color> = Color::ALL.into_iter().filter(|c| !self.arrived[c.index()]).collect();
         let _ = when;
+        // The game was not played: a forfeit (+/-, -/+, -/-), not rated.
         let result = match absent.as_slice() {
-            [c] => win_for(c.other()),
-            _ => GameResult::BothLose,
+            [Color::White] => GameResult::BlackWinsByForfeit,
+            [Color::Black] => GameResult::WhiteWinsByForfeit,
+            _ => GameResult::DoubleForfeit,
         };
         vec![self.finish(result, "a player did not arrive within the default time", "FIDE-6.7a")]
     }
@@ -538,9 +572,9 @@ impl Game {
                 "the game has already started",
             ));
         }
-        self.started_at = Some(at);
         let first = self.position().turn();
         self.clock.start(first, Timestamp(at)).map_err(clock_rejection)?;
+        self.started_at = Some(at);
         let mut out = vec![Ruling::new(
             "FIDE-6.6",
             Decision::GameStarted {
@@ -701,19 +735,33 @@ impl Game {
             DeclaredResult::Draw => GameResult::Draw,
             DeclaredResult::BothLose => GameResult::BothLose,
         };
-        Ok(vec![self.finish(r, "declared by the arbiter", "FIDE-8.7")])
+        // Online, the arbiter corrects the platform: an automatic draw it
+        // missed (OCR 15.3) or a result it should not have given (15.4).
+        let rule = match (self.regs.mode.is_online(), self.end.is_some(), r) {
+            (true, true, _) => "OCR-15.4",
+            (true, false, GameResult::Draw) => "OCR-15.3",
+            _ => "FIDE-8.7",
+        };
+        Ok(vec![self.finish(r, "declared by the arbiter", rule)])
     }
 
     fn device_found(&mut self, color: Color, at: i64) -> Outcome {
         match self.regs.device_penalty {
             // The opponent wins even if he could never checkmate (11.3.2.2 comm.).
             DevicePenalty::Loss => {
-                let reason = if self.started_at.is_none() {
-                    "electronic device found before the game started (unplayed)"
+                // Before the game is under way (not started, or the opponent
+                // not yet at the board) the game is unplayed: -/+ or +/-.
+                let absent = self.regs.default_time_ms.is_some() && !self.arrived[color.other().index()];
+                let (reason, result) = if self.started_at.is_none() || absent {
+                    let forfeit = match color {
+                        Color::White => GameResult::BlackWinsByForfeit,
+                        Color::Black => GameResult::WhiteWinsByForfeit,
+                    };
+                    ("electronic device found before the game was under way (unplayed)", forfeit)
                 } else {
-                    "electronic device found"
+                    ("electronic device found", win_for(color.other()))
                 };
-                Ok(vec![self.finish(win_for(color.other()), reason, "FIDE-11.3b")])
+                Ok(vec![self.finish(result, reason, "FIDE-11.3b")])
             }
             DevicePenalty::DeductTime(ms) => Ok(vec![self.add_time(color, -ms, at, "FIDE-11.3b")]),
         }
@@ -988,6 +1036,18 @@ impl Game {
                     "a piece released on a square as a legal move cannot be moved to another square",
                 ));
             }
+            Some(Pending::HalfCastling { color: c, castle }) if *c == color => {
+                // 4.7.2: only castling on that side may complete the move.
+                if self.resolve(mv) != Some(*castle) {
+                    return Err(reject(
+                        RejectReason::PieceReleased,
+                        Some("FIDE-4.7"),
+                        "the king was released on its castling square: only castling on that side may \
+                         complete the move",
+                    ));
+                }
+                true
+            }
             Some(Pending::Illegal { color: c, .. }) | Some(Pending::Refused { color: c }) => *c == color,
             _ => false,
         };
@@ -1046,12 +1106,14 @@ impl Game {
                 let uci = pos.uci(m).to_string();
                 self.record.push_unchecked(m);
                 self.moves_made[color.index()] += 1;
+                // A player who moves is at the board (6.7).
+                self.arrived[color.index()] = true;
                 let ply = self.record.ply_count();
                 self.turn = TurnState::default();
                 self.pending = Some(if unfinished_promotion {
                     Pending::UnfinishedPromotion { color, ply }
                 } else {
-                    Pending::Legal { color, ply }
+                    Pending::Legal { color, ply, two_hands: false }
                 });
                 out.push(Ruling::new(
                     if unfinished_promotion { "FIDE-7.5.2" } else { "FIDE-4.7" },
@@ -1077,6 +1139,117 @@ impl Game {
             }
         }
         Ok(out)
+    }
+
+    /// 4.7.2 and DEC-6: the king released on its castling square, the rook
+    /// not yet moved.
+    fn castling_king_released(&mut self, color: Color, to: Square, at: i64) -> Outcome {
+        if self.regs.mode.is_online() {
+            return Err(reject(
+                RejectReason::NotApplicable,
+                Some("OCR-3.1"),
+                "online moves are submitted whole",
+            ));
+        }
+        if self.clock.is_paused() {
+            return Err(reject(RejectReason::ClocksPaused, Some("FIDE-6.11"), "the clocks are paused"));
+        }
+        if color != self.has_move() {
+            return Err(reject(
+                RejectReason::NotYourTurn,
+                Some("FIDE-1.3"),
+                format!("{color} does not have the move"),
+            ));
+        }
+        let king = self.position().king(color);
+        let castle = self
+            .position()
+            .legal_moves_filtered(Bitboard::from_square(king), Bitboard::FULL)
+            .iter()
+            .copied()
+            .find(|m| m.is_castle() && m.king_or_piece_to() == to);
+        let Some(castle) = castle else {
+            // Castling that way is not legal: the king move is an ordinary
+            // (illegal) king move, judged as any move.
+            return self.make_move(color, &MoveInput { from: king, to, promotion: None, castle: true }, at);
+        };
+        match &self.pending {
+            Some(Pending::Illegal { color: c, .. } | Pending::Refused { color: c }) if *c == color => {}
+            Some(Pending::HalfCastling { color: c, castle: m }) if *c == color && *m == castle => {
+                return Ok(Vec::new());
+            }
+            Some(
+                Pending::Legal { color: c, .. }
+                | Pending::UnfinishedPromotion { color: c, .. }
+                | Pending::HalfCastling { color: c, .. },
+            ) if *c == color => {
+                return Err(reject(
+                    RejectReason::PieceReleased,
+                    Some("FIDE-4.7"),
+                    "a piece released on a square as a legal move cannot be moved to another square",
+                ));
+            }
+            _ => {}
+        }
+        if let Some(o) = self.obligation() {
+            if !o.allows(castle) {
+                // Touch-move binds the player to other moves: as for any
+                // move that breaks Article 4, the service intervenes.
+                let mut out = self.offer_lapses_by_touch(color);
+                self.pending = Some(Pending::Refused { color });
+                self.turn.claim_right_lost = true;
+                out.push(self.obligation_ruling(color, &o));
+                return Ok(out);
+            }
+        }
+        let mut out = self.offer_lapses_by_touch(color);
+        if !self.turn.touched.contains(&king) {
+            self.turn.touched.push(king);
+        }
+        self.turn.claim_right_lost = true;
+        let forced = Obligation {
+            allowed: vec![castle],
+            rule: "FIDE-4.7",
+            reason: format!(
+                "the king was released on {to}: only {} may complete the move",
+                self.position().san(castle)
+            ),
+        };
+        out.push(self.obligation_ruling(color, &forced));
+        self.turn.forced = Some(forced);
+        self.pending = Some(Pending::HalfCastling { color, castle });
+        Ok(out)
+    }
+
+    /// 7.5.4: the move made and not yet completed was made with two hands.
+    fn used_two_hands(&mut self, color: Color) -> Outcome {
+        if self.regs.mode.is_online() {
+            return Err(reject(RejectReason::NotApplicable, Some("OCR-1.3"), "there are no hands online"));
+        }
+        if self.clock.running() != Some(color) {
+            return Err(reject(
+                RejectReason::NotYourTurn,
+                Some("FIDE-7.5.4"),
+                format!("{color}'s clock is not running: no move of {color} awaits completion"),
+            ));
+        }
+        match &mut self.pending {
+            Some(
+                Pending::Legal { color: c, two_hands, .. } | Pending::Illegal { color: c, two_hands, .. },
+            ) if *c == color => {
+                // Two irregularities in one move count as one (7.5.5 comm.).
+                *two_hands = true;
+                Ok(Vec::new())
+            }
+            // 7.5.2 already makes the completion an illegal move; two hands
+            // add no second one.
+            Some(Pending::UnfinishedPromotion { color: c, .. }) if *c == color => Ok(Vec::new()),
+            _ => Err(reject(
+                RejectReason::InvalidArgument,
+                Some("FIDE-7.5.4"),
+                format!("{color} has no move awaiting completion"),
+            )),
+        }
     }
 
     fn press_clock(&mut self, color: Color, other_hand: bool, at: i64) -> Outcome {
@@ -1131,6 +1304,43 @@ impl Game {
         out: &mut Vec<Ruling>,
     ) -> Result<(), Rejection> {
         match pending {
+            Some(Pending::Legal { color: c, two_hands: true, .. }) if c == color => {
+                // 7.5.4: a move made with two hands and completed is an
+                // illegal move: reinstate the position before it (DEC-9 for
+                // the clocks); the piece moved (and the one captured) were
+                // touched.
+                self.press_and_retract(at)?;
+                let Some(m) = self.record.pop() else {
+                    return Err(reject(RejectReason::InvalidArgument, None, "no move to take back"));
+                };
+                self.moves_made[color.index()] = self.moves_made[color.index()].saturating_sub(1);
+                let description = format!("{} made with two hands", self.position().san(m));
+                self.turn = TurnState { claim_right_lost: true, ..TurnState::default() };
+                self.turn.touched.push(m.from());
+                if !m.is_castle() && self.position().board().color_at(m.to()) == Some(color.other()) {
+                    self.turn.touched.push(m.to());
+                }
+                out.extend(self.illegal_move_penalty_under(color, "FIDE-7.5.4", description, at));
+                if self.end.is_none() {
+                    if let Some(o) = self.obligation() {
+                        out.push(self.obligation_ruling(color, &o));
+                    }
+                }
+            }
+            Some(Pending::HalfCastling { color: c, castle }) if c == color => {
+                // DEC-6: the king on its castling square, the rook unmoved,
+                // the clock pressed: a completed illegal move; the
+                // replacement must be castling on that side (4.7.2).
+                self.press_and_retract(at)?;
+                let description =
+                    format!("{} not completed: the rook was not moved", self.position().san(castle));
+                out.extend(self.illegal_move_penalty(color, description, at));
+                if self.end.is_none() {
+                    if let Some(o) = self.obligation() {
+                        out.push(self.obligation_ruling(color, &o));
+                    }
+                }
+            }
             Some(Pending::Legal { color: c, .. }) if c == color => {
                 let report = self.clock.press(Timestamp(at)).map_err(clock_rejection)?;
                 out.push(Ruling::new(
@@ -1203,9 +1413,21 @@ impl Game {
     /// 7.5.5: first completed illegal move: the opponent gets the penalty;
     /// second: the game is lost, unless the opponent cannot checkmate.
     fn illegal_move_penalty(&mut self, color: Color, description: String, at: i64) -> Vec<Ruling> {
+        self.illegal_move_penalty_under(color, "FIDE-7.5.1", description, at)
+    }
+
+    /// As [`Game::illegal_move_penalty`], the illegal move ruling naming
+    /// `rule` (7.5.1 to 7.5.4).
+    fn illegal_move_penalty_under(
+        &mut self,
+        color: Color,
+        rule: &'static str,
+        description: String,
+        at: i64,
+    ) -> Vec<Ruling> {
         self.illegal_moves[color.index()] += 1;
         let count = self.illegal_moves[color.index()];
-        let mut out = vec![Ruling::new("FIDE-7.5.1", Decision::IllegalMove { color, count, description })];
+        let mut out = vec![Ruling::new(rule, Decision::IllegalMove { color, count, description })];
         if count >= 2 {
             out.extend(self.lose_unless_cannot_mate(color, "FIDE-7.5.5", "second completed illegal move"));
         } else {
@@ -1279,6 +1501,8 @@ impl Game {
         let uci = pos.uci(m).to_string();
         self.record.push_unchecked(m);
         self.moves_made[color.index()] += 1;
+        // A player who moves is at the board (6.7).
+        self.arrived[color.index()] = true;
         self.turn = TurnState::default();
         let ply = self.record.ply_count();
         out.push(Ruling::new("OCR-3.1", Decision::MoveMade { color, san, uci, ply }));
@@ -1322,26 +1546,30 @@ impl Game {
         }
     }
 
-    fn offer_draw(&mut self, color: Color) -> Outcome {
+    /// 9.1.1: the regulations' restriction on offers and agreements.
+    fn draw_restriction(&self) -> Result<(), Rejection> {
         match self.regs.draw_offers {
-            DrawOfferRestriction::None => {}
+            DrawOfferRestriction::None => Ok(()),
             DrawOfferRestriction::BeforeMove(n) => {
                 if self.moves_made.iter().any(|&m| m < n) {
                     return Err(reject(
                         RejectReason::OfferNotAllowed,
                         Some("FIDE-9.1.1"),
-                        format!("draw offers are not allowed before move {n} by each player"),
+                        format!("draw offers and agreements are not allowed before move {n} by each player"),
                     ));
                 }
+                Ok(())
             }
-            DrawOfferRestriction::WithoutArbiter => {
-                return Err(reject(
-                    RejectReason::OfferNotAllowed,
-                    Some("FIDE-9.1.1"),
-                    "draw offers need the arbiter's consent in this event",
-                ));
-            }
+            DrawOfferRestriction::WithoutArbiter => Err(reject(
+                RejectReason::OfferNotAllowed,
+                Some("FIDE-9.1.1"),
+                "draw offers and agreements need the arbiter's consent in this event",
+            )),
         }
+    }
+
+    fn offer_draw(&mut self, color: Color) -> Outcome {
+        self.draw_restriction()?;
         if self.regs.cn_draw_alternation && self.cn_blocked[color.index()] {
             return Err(reject(
                 RejectReason::OfferNotAllowed,
@@ -1403,6 +1631,9 @@ impl Game {
                 "a draw by agreement needs at least one move by each player",
             ));
         }
+        // The restriction covers agreements too: an offer can exist despite
+        // it (a Guidelines III.4 request made before move n).
+        self.draw_restriction()?;
         Ok(vec![self.finish(GameResult::Draw, "agreement", "FIDE-5.2.3")])
     }
 
@@ -1430,7 +1661,10 @@ impl Game {
             ClaimKind::FiftyMoves => "FIDE-9.3",
         };
         let has_move = color == self.has_move()
-            && self.pending.as_ref().is_none_or(|p| !matches!(p, Pending::Illegal { .. }));
+            && self
+                .pending
+                .as_ref()
+                .is_none_or(|p| !matches!(p, Pending::Illegal { .. } | Pending::HalfCastling { .. }));
         let mut correct = false;
         let mut reason = String::new();
         let mut intended_move = None;
@@ -1538,7 +1772,8 @@ impl Game {
     fn request_increment(&mut self, color: Color, at: i64) -> Outcome {
         self.quickplay_check(color, at, "FIDE-III.4")?;
         let mut out = Vec::new();
-        if self.offer.is_none() {
+        // The request is also a draw offer, where offers are allowed (9.1.1).
+        if self.offer.is_none() && self.draw_restriction().is_ok() {
             let ply = self.record.ply_count();
             self.offer = Some(DrawOffer { by: color, ply });
             out.push(Ruling::new("FIDE-III.4", Decision::DrawOffered { color, ply }));

@@ -120,6 +120,10 @@ pub enum RegulationsError {
     LagCompensation(i64),
     #[error("the reconnect window must be between 1 second and 24 hours, got {0} ms")]
     ReconnectWindow(i64),
+    #[error(
+        "games whose moves are entered after the fact (observe = false: A.5.2, A.5.4) are not supported yet"
+    )]
+    NotObserved,
     #[error("the start position is not valid: {0}")]
     StartPosition(String),
 }
@@ -212,6 +216,12 @@ impl Regulations {
             if !(1_000..=DAY).contains(&w) {
                 return Err(RegulationsError::ReconnectWindow(w));
             }
+        }
+        if !self.observe {
+            // An illegal move that nobody acted on stands (A.5.2), which can
+            // leave positions the rules core cannot hold; refuse rather than
+            // pretend to observe.
+            return Err(RegulationsError::NotObserved);
         }
         if let Some(fen) = &self.start_fen {
             let options =

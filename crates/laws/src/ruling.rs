@@ -269,6 +269,8 @@ pub const RULE_IDS: &[&str] = &[
     "OCR-11.4",
     "OCR-11.4.1",
     "OCR-11.4.2",
+    "OCR-15.3",
+    "OCR-15.4",
 ];
 
 /// The static rule id equal to `text`, if it is a known one.

@@ -90,6 +90,17 @@ fn random_event(rng: &mut Rng, g: &Game) -> Event {
         88 if online => Event::Disconnect { color },
         89 if online => Event::Reconnect { color },
         90 if rng.chance(10) => Event::DeviceFound { color },
+        91 => Event::UsedTwoHands { color },
+        92 => Event::CastlingKingReleased {
+            color,
+            to: if rng.chance(80) {
+                // A castling square of the side.
+                let back = if color == Color::White { 0 } else { 56 };
+                Square::new(back + [2, 6][rng.below(2) as usize])
+            } else {
+                random_square(rng)
+            },
+        },
         _ => Event::Tick,
     }
 }

@@ -1,136 +1,15 @@
 //! The acceptance scenarios of section 19 of the rule catalogue
 //! (`shared/spec/fide-rules.md`), one test per scenario, named by its AS id.
+//! More are in `scenarios_more.rs`; the scenario helper is in `common/`.
 
-use arbiter_chess::{Color, Role, Square};
+mod common;
+
+use arbiter_chess::Role;
 use arbiter_laws::event::{Answer, ClaimKind, Event, MoveInput, PenaltyKind, TouchKind};
 use arbiter_laws::game::Game;
-use arbiter_laws::regulations::{DrawOfferRestriction, Mode, Regulations};
-use arbiter_laws::ruling::{Decision, GameResult, RejectReason, Rejection, Ruling};
-use arbiter_laws::time_control::TimeControl;
-
-const W: Color = Color::White;
-const B: Color = Color::Black;
-const SEC: i64 = 1_000;
-const MIN: i64 = 60_000;
-
-/// A scenario: a game, the current instant, and every ruling so far.
-struct S {
-    g: Game,
-    t: i64,
-    log: Vec<Ruling>,
-}
-
-fn regs(tc: &str, mode: Mode, fen: Option<&str>) -> Regulations {
-    let mut r = Regulations::new(TimeControl::parse_human(tc).unwrap());
-    r.mode = mode;
-    r.start_fen = fen.map(str::to_owned);
-    r
-}
-
-fn sq(s: &str) -> Square {
-    s.parse().unwrap()
-}
-
-fn mi(uci: &str) -> MoveInput {
-    MoveInput::from_uci(uci).unwrap()
-}
-
-impl S {
-    fn new(r: Regulations) -> S {
-        let mut s = S { g: Game::new(r).unwrap(), t: 0, log: Vec::new() };
-        s.ev(Event::Start);
-        s
-    }
-    fn otb(tc: &str, fen: Option<&str>) -> S {
-        S::new(regs(tc, Mode::OverTheBoard, fen))
-    }
-    fn online(tc: &str, fen: Option<&str>) -> S {
-        S::new(regs(tc, Mode::Online, fen))
-    }
-    /// Moves time forward by `ms`.
-    fn wait(&mut self, ms: i64) -> &mut S {
-        self.t += ms;
-        self
-    }
-    fn try_ev(&mut self, e: Event) -> Result<Vec<Ruling>, Rejection> {
-        let r = self.g.apply(&e, self.t);
-        if let Ok(rs) = &r {
-            self.log.extend(rs.iter().cloned());
-        }
-        r
-    }
-    fn ev(&mut self, e: Event) -> Vec<Ruling> {
-        let t = self.t;
-        self.try_ev(e.clone()).unwrap_or_else(|r| panic!("{e:?} at {t} rejected: {r}"))
-    }
-    fn rej(&mut self, e: Event) -> Rejection {
-        let before = self.g.clone();
-        let r = self.try_ev(e.clone()).expect_err(&format!("{e:?} should be rejected"));
-        assert_eq!(self.g, before, "a rejected event must change nothing");
-        r
-    }
-    fn make(&mut self, color: Color, uci: &str) -> Vec<Ruling> {
-        self.ev(Event::MakeMove { color, mv: mi(uci) })
-    }
-    fn press(&mut self, color: Color) -> Vec<Ruling> {
-        self.ev(Event::PressClock { color, other_hand: false })
-    }
-    /// Over the board: make a move in SAN and press the clock.
-    fn play(&mut self, sans: &str) {
-        for san in sans.split_whitespace() {
-            if san.ends_with('.') {
-                continue;
-            }
-            let pos = *self.g.position();
-            let m = pos.parse_san(san).unwrap_or_else(|e| panic!("{san}: {e}"));
-            let color = pos.turn();
-            self.make(color, &pos.uci(m).to_string());
-            if !self.g.is_over() {
-                self.press(color);
-            }
-        }
-    }
-    /// Online: submit moves in SAN.
-    fn submit(&mut self, sans: &str) {
-        for san in sans.split_whitespace() {
-            let pos = *self.g.position();
-            let m = pos.parse_san(san).unwrap_or_else(|e| panic!("{san}: {e}"));
-            let color = pos.turn();
-            self.ev(Event::SubmitMove { color, mv: mi(&pos.uci(m).to_string()), premove: false });
-        }
-    }
-    fn touch(&mut self, color: Color, square: &str) -> Vec<Ruling> {
-        self.ev(Event::Touch { color, square: sq(square), kind: TouchKind::Intent })
-    }
-    fn remaining(&self, color: Color) -> i64 {
-        self.g.remaining_ms(color, self.t)
-    }
-    fn result(&self) -> Option<GameResult> {
-        self.g.end().map(|e| e.result)
-    }
-    fn rule_of_end(&self) -> &'static str {
-        self.g.end().expect("game over").rule
-    }
-    fn allowed(&self) -> Vec<String> {
-        let pos = self.g.position();
-        let mut v: Vec<String> =
-            self.g.obligation().expect("an obligation").allowed.iter().map(|m| pos.san(*m)).collect();
-        v.sort();
-        v
-    }
-    fn has_rule(&self, rule: &str) -> bool {
-        self.log.iter().any(|r| r.rule == rule)
-    }
-}
-
-fn obligations(rs: &[Ruling]) -> Vec<Vec<String>> {
-    rs.iter()
-        .filter_map(|r| match &r.decision {
-            Decision::Obligation { allowed, .. } => Some(allowed.clone()),
-            _ => None,
-        })
-        .collect()
-}
+use arbiter_laws::regulations::{DrawOfferRestriction, Mode};
+use arbiter_laws::ruling::{Decision, GameResult, RejectReason};
+use common::*;
 
 // ---------- 19.1 Touch-move ----------
 
@@ -668,7 +547,8 @@ fn as_69_default_time() {
     s.play("e4");
     s.wait(10 * MIN);
     s.ev(Event::Tick);
-    assert_eq!(s.result(), Some(GameResult::WhiteWins));
+    // Black never played: the game is unplayed, a forfeit (+/-).
+    assert_eq!(s.result(), Some(GameResult::WhiteWinsByForfeit));
     assert_eq!(s.rule_of_end(), "FIDE-6.7a");
 }
 
