@@ -91,7 +91,7 @@ fn main() {
             let Some(mv) = input(&pos, san) else { break };
             let color = pos.turn();
             t += 1_000;
-            let e = Event::SubmitMove { color, mv, premove: false };
+            let e = Event::SubmitMove { color, mv, premove: false, lag_ms: 0 };
             let start = Instant::now();
             let r = g.apply(&e, t);
             online_cost.push(start.elapsed().as_nanos() as u64);

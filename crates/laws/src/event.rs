@@ -147,6 +147,9 @@ pub enum Event {
         color: Color,
         mv: MoveInput,
         premove: bool,
+        /// Network lag the server measured for this submission, in
+        /// milliseconds; compensated up to the regulations' maximum (DEC-5).
+        lag_ms: i64,
     },
     /// The player's connection was lost (OCR 11).
     Disconnect {

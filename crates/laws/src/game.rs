@@ -390,7 +390,7 @@ impl Game {
             CastlingKingReleased { color, to } => self.castling_king_released(*color, *to, at),
             UsedTwoHands { color } => self.used_two_hands(*color),
             PressClock { color, other_hand } => self.press_clock(*color, *other_hand, at),
-            SubmitMove { color, mv, premove } => self.submit_move(*color, mv, *premove, at),
+            SubmitMove { color, mv, premove, lag_ms } => self.submit_move(*color, mv, *premove, *lag_ms, at),
             Disconnect { color } => self.disconnect(*color, at),
             Reconnect { color } => self.reconnect(*color),
             OfferDraw { color } => self.offer_draw(*color),
@@ -1439,7 +1439,7 @@ impl Game {
 
     // ----- Moves online -----
 
-    fn submit_move(&mut self, color: Color, mv: &MoveInput, premove: bool, at: i64) -> Outcome {
+    fn submit_move(&mut self, color: Color, mv: &MoveInput, premove: bool, lag_ms: i64, at: i64) -> Outcome {
         if !self.regs.mode.is_online() {
             return Err(reject(
                 RejectReason::NotApplicable,
@@ -1476,13 +1476,14 @@ impl Game {
         }
         // A player who moves is connected again.
         self.disconnected_at[color.index()] = None;
-        let mut out = self.play_online(color, m, at);
+        let mut out = self.play_online(color, m, lag_ms, at);
         // The opponent's premove is played at once as the reply, if legal.
         if self.end.is_none() {
             if let Some((pc, pmv)) = self.premove.take() {
                 if pc == color.other() {
                     match self.resolve(&pmv) {
-                        Some(pm) => out.extend(self.play_online(pc, pm, at)),
+                        // A premove is played at the instant of the reply: no lag.
+                        Some(pm) => out.extend(self.play_online(pc, pm, 0, at)),
                         None => out.push(Ruling::new(
                             "OCR-3.1.5",
                             Decision::PremoveDropped { color: pc, uci: format!("{}{}", pmv.from, pmv.to) },
@@ -1494,7 +1495,7 @@ impl Game {
         Ok(out)
     }
 
-    fn play_online(&mut self, color: Color, m: Move, at: i64) -> Vec<Ruling> {
+    fn play_online(&mut self, color: Color, m: Move, lag_ms: i64, at: i64) -> Vec<Ruling> {
         let mut out = Vec::new();
         let pos = *self.position();
         let san = pos.san(m);
@@ -1522,7 +1523,8 @@ impl Game {
             out.push(end);
             return out;
         }
-        let Ok(report) = self.clock.press(Timestamp(at)) else {
+        // The clock clamps the lag to the regulations' maximum (0 by default).
+        let Ok(report) = self.clock.press_with_lag(Timestamp(at), lag_ms) else {
             return out;
         };
         out.push(Ruling::new(

@@ -54,7 +54,7 @@ fn random_event(rng: &mut Rng, g: &Game) -> Event {
         _ => wild,
     };
     match rng.below(100) {
-        0..=44 if online => Event::SubmitMove { color, mv, premove: rng.chance(10) },
+        0..=44 if online => Event::SubmitMove { color, mv, premove: rng.chance(10), lag_ms: 0 },
         0..=29 => Event::MakeMove { color, mv },
         30..=44 => Event::PressClock { color, other_hand: rng.chance(5) },
         45..=52 => Event::Touch {

@@ -208,7 +208,11 @@ fn fide_1_3_only_the_player_having_the_move_moves() {
 #[test]
 fn fide_4_no_submitted_moves_over_the_board() {
     let mut s = S::otb("90+30", None);
-    assert_rejected(&mut s, Event::SubmitMove { color: W, mv: mi("e2e4"), premove: false }, "FIDE-4");
+    assert_rejected(
+        &mut s,
+        Event::SubmitMove { color: W, mv: mi("e2e4"), premove: false, lag_ms: 0 },
+        "FIDE-4",
+    );
 }
 
 // ---------- Article 5 ----------
@@ -376,7 +380,7 @@ fn ocr_1_3_and_ocr_3_1_no_board_acts_online() {
     assert_rejected(&mut s, Event::Touch { color: W, square: sq("e2"), kind: TouchKind::Intent }, "OCR-1.3");
     assert_rejected(&mut s, Event::AnnounceAdjust { color: W }, "OCR-1.3");
     assert_rejected(&mut s, Event::MakeMove { color: W, mv: mi("e2e4") }, "OCR-3.1");
-    let rs = s.ev(Event::SubmitMove { color: W, mv: mi("e2e4"), premove: false });
+    let rs = s.ev(Event::SubmitMove { color: W, mv: mi("e2e4"), premove: false, lag_ms: 0 });
     assert_eq!(rs[0].rule, "OCR-3.1");
     assert_eq!(rs[1].rule, "OCR-4.4");
     assert!(matches!(rs[1].decision, Decision::MoveCompleted { .. }));
@@ -385,22 +389,30 @@ fn ocr_1_3_and_ocr_3_1_no_board_acts_online() {
 #[test]
 fn ocr_3_1_2_illegal_and_ocr_4_4_not_your_turn() {
     let mut s = S::online("90+30", None);
-    assert_rejected(&mut s, Event::SubmitMove { color: W, mv: mi("e2e5"), premove: false }, "OCR-3.1.2");
-    assert_rejected(&mut s, Event::SubmitMove { color: B, mv: mi("e7e5"), premove: false }, "OCR-4.4");
+    assert_rejected(
+        &mut s,
+        Event::SubmitMove { color: W, mv: mi("e2e5"), premove: false, lag_ms: 0 },
+        "OCR-3.1.2",
+    );
+    assert_rejected(
+        &mut s,
+        Event::SubmitMove { color: B, mv: mi("e7e5"), premove: false, lag_ms: 0 },
+        "OCR-4.4",
+    );
     assert_rejected(&mut s, Event::PressClock { color: W, other_hand: false }, "OCR-4.4");
 }
 
 #[test]
 fn ocr_3_1_5_premoves() {
     let mut s = S::online("90+30", None);
-    let rs = s.ev(Event::SubmitMove { color: B, mv: mi("e7e5"), premove: true });
+    let rs = s.ev(Event::SubmitMove { color: B, mv: mi("e7e5"), premove: true, lag_ms: 0 });
     assert!(matches!(rs[0].decision, Decision::PremoveQueued { .. }));
     assert_eq!(rs[0].rule, "OCR-3.1.5");
     s.submit("e4");
     assert_eq!(s.g.record().ply_count(), 2, "the premove was played at once");
     // Black premoves exd4, but White does not put a piece on d4.
-    s.ev(Event::SubmitMove { color: B, mv: mi("e5d4"), premove: true });
-    let rs = s.ev(Event::SubmitMove { color: W, mv: mi("g1f3"), premove: false });
+    s.ev(Event::SubmitMove { color: B, mv: mi("e5d4"), premove: true, lag_ms: 0 });
+    let rs = s.ev(Event::SubmitMove { color: W, mv: mi("g1f3"), premove: false, lag_ms: 0 });
     assert!(
         rs.iter().any(|r| r.rule == "OCR-3.1.5" && matches!(r.decision, Decision::PremoveDropped { .. }))
     );
@@ -420,7 +432,7 @@ fn ocr_5_3_offer_rejected_by_a_move() {
     s.submit("e4 e5");
     s.ev(Event::OfferDraw { color: W });
     s.submit("Nf3");
-    let rs = s.ev(Event::SubmitMove { color: B, mv: mi("b8c6"), premove: false });
+    let rs = s.ev(Event::SubmitMove { color: B, mv: mi("b8c6"), premove: false, lag_ms: 0 });
     assert!(rs.iter().any(|r| r.rule == "OCR-5.3"));
 }
 

@@ -681,12 +681,12 @@ fn as_79_illegal_premove_is_dropped() {
     s.submit("e4 d5");
     // White premoves exd5 while it is... White's turn: instead queue a premove for
     // Black that becomes illegal.
-    s.ev(Event::SubmitMove { color: B, mv: mi("d5e4"), premove: true });
-    let rs = s.ev(Event::SubmitMove { color: W, mv: mi("e4e5"), premove: false });
+    s.ev(Event::SubmitMove { color: B, mv: mi("d5e4"), premove: true, lag_ms: 0 });
+    let rs = s.ev(Event::SubmitMove { color: W, mv: mi("e4e5"), premove: false, lag_ms: 0 });
     assert!(rs.iter().any(|r| matches!(r.decision, Decision::PremoveDropped { .. })));
     assert_eq!(s.g.position().turn(), B);
     // A legal premove is played at once.
-    s.ev(Event::SubmitMove { color: W, mv: mi("d2d4"), premove: true });
+    s.ev(Event::SubmitMove { color: W, mv: mi("d2d4"), premove: true, lag_ms: 0 });
     s.submit("c5");
     assert_eq!(s.g.position().turn(), B);
     assert_eq!(s.g.record().ply_count(), 5);
@@ -695,7 +695,7 @@ fn as_79_illegal_premove_is_dropped() {
 #[test]
 fn as_80_online_illegal_move_rejected_no_touch_move() {
     let mut s = S::online("90+30", None);
-    let r = s.rej(Event::SubmitMove { color: W, mv: mi("e2e5"), premove: false });
+    let r = s.rej(Event::SubmitMove { color: W, mv: mi("e2e5"), premove: false, lag_ms: 0 });
     assert_eq!(r.rule, Some("OCR-3.1.2"));
     let r = s.rej(Event::Touch { color: W, square: sq("e2"), kind: TouchKind::Intent });
     assert_eq!(r.reason, RejectReason::NotApplicable);

@@ -413,3 +413,30 @@ fn replay_of_the_new_events() {
     assert_eq!(Game::replay(r, events.iter()).unwrap(), s.g);
     assert_eq!(s.result(), Some(GameResult::BlackWins), "two illegal moves");
 }
+
+/// DEC-5: online lag compensation is bounded by the regulations and equal
+/// for both players; without a maximum there is none.
+#[test]
+fn lag_compensation_is_bounded() {
+    use arbiter_laws::event::MoveInput;
+    let mut r = regs("3+0", Mode::Online, None);
+    r.max_lag_compensation_ms = 500;
+    let mut s = S::new(r);
+    s.wait(10 * SEC);
+    s.ev(Event::SubmitMove {
+        color: W,
+        mv: MoveInput::from_uci("e2e4").unwrap(),
+        premove: false,
+        lag_ms: 2_000,
+    });
+    assert_eq!(s.remaining(W), 3 * MIN - 10 * SEC + 500);
+    let mut s = S::online("3+0", None);
+    s.wait(10 * SEC);
+    s.ev(Event::SubmitMove {
+        color: W,
+        mv: MoveInput::from_uci("e2e4").unwrap(),
+        premove: false,
+        lag_ms: 2_000,
+    });
+    assert_eq!(s.remaining(W), 3 * MIN - 10 * SEC);
+}

@@ -61,8 +61,10 @@ fn online_game_round_trips() {
     r.mode = Mode::Online;
     let mut g = Game::new(r).unwrap();
     g.apply(&Event::Start, 0).unwrap();
-    g.apply(&Event::SubmitMove { color: Color::White, mv: mi("d2d4"), premove: false }, 1_000).unwrap();
-    g.apply(&Event::SubmitMove { color: Color::White, mv: mi("c2c4"), premove: true }, 1_500).unwrap();
+    g.apply(&Event::SubmitMove { color: Color::White, mv: mi("d2d4"), premove: false, lag_ms: 0 }, 1_000)
+        .unwrap();
+    g.apply(&Event::SubmitMove { color: Color::White, mv: mi("c2c4"), premove: true, lag_ms: 0 }, 1_500)
+        .unwrap();
     assert_eq!(round_trip(&g), g);
 }
 
@@ -72,7 +74,8 @@ fn corrupt_state_is_an_error_not_a_panic() {
     r.mode = Mode::Online;
     let mut g = Game::new(r).unwrap();
     g.apply(&Event::Start, 0).unwrap();
-    g.apply(&Event::SubmitMove { color: Color::White, mv: mi("d2d4"), premove: false }, 1_000).unwrap();
+    g.apply(&Event::SubmitMove { color: Color::White, mv: mi("d2d4"), premove: false, lag_ms: 0 }, 1_000)
+        .unwrap();
     let json = serde_json::to_string(&g).unwrap();
     // An illegal move in the record, an unknown rule id, a bad time control.
     let d2d4 = arbiter_chess::Position::startpos().parse_uci("d2d4").unwrap().to_u16();

@@ -164,7 +164,7 @@ fn event(b: &mut Bytes<'_>, g: &Game) -> Event {
     match kind % 42 {
         0..=7 => Event::MakeMove { color, mv: move_input(b, &pos) },
         8..=12 => Event::PressClock { color, other_hand: c % 13 == 0 },
-        13..=15 => Event::SubmitMove { color, mv: move_input(b, &pos), premove: c % 3 == 0 },
+        13..=15 => Event::SubmitMove { color, mv: move_input(b, &pos), premove: c % 3 == 0, lag_ms: 0 },
         16 | 17 => Event::Touch {
             color,
             square: b.square(),

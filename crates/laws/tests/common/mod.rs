@@ -102,7 +102,7 @@ impl S {
             let pos = *self.g.position();
             let m = pos.parse_san(san).unwrap_or_else(|e| panic!("{san}: {e}"));
             let color = pos.turn();
-            self.ev(Event::SubmitMove { color, mv: mi(&pos.uci(m).to_string()), premove: false });
+            self.ev(Event::SubmitMove { color, mv: mi(&pos.uci(m).to_string()), premove: false, lag_ms: 0 });
         }
     }
     pub fn touch(&mut self, color: Color, square: &str) -> Vec<Ruling> {
