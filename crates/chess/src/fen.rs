@@ -252,8 +252,15 @@ impl Position {
             return Err(PositionError::PawnOnBackRank(sq).into());
         }
         let castling = parse_castling(fields[2], &board)?;
-        let mut pos =
-            Position::from_parts_unchecked(board, turn, castling, None, halfmoves, fullmoves, CastlingMode::Chess960);
+        let mut pos = Position::from_parts_unchecked(
+            board,
+            turn,
+            castling,
+            None,
+            halfmoves,
+            fullmoves,
+            CastlingMode::Chess960,
+        );
         if !options.chess960 && pos.has_standard_castling_rights() {
             pos.mode = CastlingMode::Standard;
         }
