@@ -869,6 +869,22 @@ impl Game {
 
     // ----- Moves over the board -----
 
+    /// Refuses a board act of over-the-board play in an online game.
+    fn require_over_the_board(&self, rule: &'static str, message: &str) -> Result<(), Rejection> {
+        if self.regs.mode.is_online() {
+            return Err(reject(RejectReason::NotApplicable, Some(rule), message));
+        }
+        Ok(())
+    }
+
+    /// Refuses a move or a press while the arbiter has paused the clocks.
+    fn require_running_clocks(&self) -> Result<(), Rejection> {
+        if self.clock.is_paused() {
+            return Err(reject(RejectReason::ClocksPaused, Some("FIDE-6.11"), "the clocks are paused"));
+        }
+        Ok(())
+    }
+
     /// The player who has the move (DEF-HAS-MOVE): the side to move on the
     /// board; a made, uncompleted legal move already passed it.
     fn has_move(&self) -> Color {
@@ -876,9 +892,7 @@ impl Game {
     }
 
     fn announce_adjust(&mut self, color: Color) -> Outcome {
-        if self.regs.mode.is_online() {
-            return Err(reject(RejectReason::NotApplicable, Some("OCR-1.3"), "there is no adjusting online"));
-        }
+        self.require_over_the_board("OCR-1.3", "there is no adjusting online")?;
         if color != self.has_move() {
             // DEC-2: a warning, no obligation.
             return Ok(vec![self.warn(color, "adjusting when not having the move", "FIDE-4.2a")]);
@@ -888,13 +902,7 @@ impl Game {
     }
 
     fn touch(&mut self, color: Color, square: Square, kind: TouchKind) -> Outcome {
-        if self.regs.mode.is_online() {
-            return Err(reject(
-                RejectReason::NotApplicable,
-                Some("OCR-1.3"),
-                "there is no touch-move online",
-            ));
-        }
+        self.require_over_the_board("OCR-1.3", "there is no touch-move online")?;
         if kind == TouchKind::Accidental {
             return Ok(Vec::new());
         }
@@ -956,13 +964,7 @@ impl Game {
     }
 
     fn promotion_touched(&mut self, color: Color, role: Role) -> Outcome {
-        if self.regs.mode.is_online() {
-            return Err(reject(
-                RejectReason::NotApplicable,
-                Some("OCR-1.3"),
-                "promotion is chosen with the move online",
-            ));
-        }
+        self.require_over_the_board("OCR-1.3", "promotion is chosen with the move online")?;
         if color != self.has_move() {
             return Err(reject(RejectReason::NotYourTurn, None, format!("{color} does not have the move")));
         }
@@ -1015,16 +1017,8 @@ impl Game {
     }
 
     fn make_move(&mut self, color: Color, mv: &MoveInput, _at: i64) -> Outcome {
-        if self.regs.mode.is_online() {
-            return Err(reject(
-                RejectReason::NotApplicable,
-                Some("OCR-3.1"),
-                "online moves are submitted, not made",
-            ));
-        }
-        if self.clock.is_paused() {
-            return Err(reject(RejectReason::ClocksPaused, Some("FIDE-6.11"), "the clocks are paused"));
-        }
+        self.require_over_the_board("OCR-3.1", "online moves are submitted, not made")?;
+        self.require_running_clocks()?;
         let mut out = Vec::new();
         let correcting = match &self.pending {
             Some(Pending::Legal { color: c, .. } | Pending::UnfinishedPromotion { color: c, .. })
@@ -1144,16 +1138,8 @@ impl Game {
     /// 4.7.2 and DEC-6: the king released on its castling square, the rook
     /// not yet moved.
     fn castling_king_released(&mut self, color: Color, to: Square, at: i64) -> Outcome {
-        if self.regs.mode.is_online() {
-            return Err(reject(
-                RejectReason::NotApplicable,
-                Some("OCR-3.1"),
-                "online moves are submitted whole",
-            ));
-        }
-        if self.clock.is_paused() {
-            return Err(reject(RejectReason::ClocksPaused, Some("FIDE-6.11"), "the clocks are paused"));
-        }
+        self.require_over_the_board("OCR-3.1", "online moves are submitted whole")?;
+        self.require_running_clocks()?;
         if color != self.has_move() {
             return Err(reject(
                 RejectReason::NotYourTurn,
@@ -1223,9 +1209,7 @@ impl Game {
 
     /// 7.5.4: the move made and not yet completed was made with two hands.
     fn used_two_hands(&mut self, color: Color) -> Outcome {
-        if self.regs.mode.is_online() {
-            return Err(reject(RejectReason::NotApplicable, Some("OCR-1.3"), "there are no hands online"));
-        }
+        self.require_over_the_board("OCR-1.3", "there are no hands online")?;
         if self.clock.running() != Some(color) {
             return Err(reject(
                 RejectReason::NotYourTurn,
@@ -1253,16 +1237,8 @@ impl Game {
     }
 
     fn press_clock(&mut self, color: Color, other_hand: bool, at: i64) -> Outcome {
-        if self.regs.mode.is_online() {
-            return Err(reject(
-                RejectReason::NotApplicable,
-                Some("OCR-4.4"),
-                "the online clock switches by itself",
-            ));
-        }
-        if self.clock.is_paused() {
-            return Err(reject(RejectReason::ClocksPaused, Some("FIDE-6.11"), "the clocks are paused"));
-        }
+        self.require_over_the_board("OCR-4.4", "the online clock switches by itself")?;
+        self.require_running_clocks()?;
         let mut out = Vec::new();
         if self.clock.running() != Some(color) {
             // A move made while the opponent's clock still ran: the press
@@ -1447,9 +1423,7 @@ impl Game {
                 "over the board, moves are made and completed",
             ));
         }
-        if self.clock.is_paused() {
-            return Err(reject(RejectReason::ClocksPaused, Some("FIDE-6.11"), "the clocks are paused"));
-        }
+        self.require_running_clocks()?;
         if color != self.position().turn() {
             if premove {
                 self.premove = Some((color, *mv));
