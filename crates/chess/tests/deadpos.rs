@@ -200,14 +200,15 @@ fn tiny_budget_never_claims_cannot_mate_wrongly() {
 
 // ---- D3-Chess test vectors -------------------------------------------------
 
-/// Budget per query for the test-vector run: keeps the run well under a
-/// minute in the test profile.
-const VECTOR_BUDGET: u64 = 20_000;
+/// Budget per query for the test-vector run (half of `DEFAULT_BUDGET`):
+/// keeps the run well under a minute in the test profile.
+const VECTOR_BUDGET: u64 = 100_000;
 
 /// Test-vector queries that came back unknown at [`VECTOR_BUDGET`] outside
-/// D3-Chess's own undetermined list, measured when this test was written;
-/// the test fails if that number grows (a regression in the analysis).
-const MAX_UNEXPECTED_UNKNOWN: usize = 1_270;
+/// D3-Chess's own undetermined list, measured when this test was written
+/// (32: 24 dead positions not proved, 8 helpmates not found); the test
+/// fails if that number grows (a regression in the analysis).
+const MAX_UNEXPECTED_UNKNOWN: usize = 32;
 
 #[test]
 fn d3_chess_test_vectors() {
@@ -276,4 +277,45 @@ fn d3_chess_test_vectors() {
         unknown_other <= MAX_UNEXPECTED_UNKNOWN,
         "{unknown_other} unknown answers outside D3's undetermined list (ceiling {MAX_UNEXPECTED_UNKNOWN})"
     );
+}
+
+/// The small budgets (the quick mode, and the budget of the per-move test
+/// `is_dead_quick`) over the same vectors: never a wrong answer, every
+/// witness checked, and at least as many definite answers as measured when
+/// this test was written (budget 0: 151 can-mate, 1,204 cannot-mate;
+/// budget 2,000: 1,549 and 1,641).
+#[test]
+fn d3_chess_test_vectors_small_budgets() {
+    let text = std::fs::read_to_string(common::data_file("deadpos/test-vector.txt")).unwrap();
+    for (budget, min_can, min_cannot) in [(0, 151, 1_204), (2_000, 1_549, 1_641)] {
+        let (mut can, mut cannot) = (0, 0);
+        for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+            let (label, fen) = line.split_at(2);
+            let mut fields: Vec<&str> = fen.split_whitespace().collect();
+            while fields.len() < 4 {
+                fields.push("-");
+            }
+            let p = pos(&fields.join(" "));
+            for (i, side) in Color::ALL.into_iter().enumerate() {
+                let expected = label.as_bytes()[i] != b'-';
+                match can_mate_with_budget(&p, side, budget) {
+                    Mateability::CanMate(line) => {
+                        assert!(expected, "{fen} ({side}), budget {budget}: can-mate, labelled {label}");
+                        assert!(is_witness(&p, side, &line), "{fen} ({side}): bad witness");
+                        can += 1;
+                    }
+                    Mateability::CannotMate => {
+                        assert!(!expected, "{fen} ({side}), budget {budget}: cannot-mate, labelled {label}");
+                        cannot += 1;
+                    }
+                    Mateability::Unknown => {}
+                }
+            }
+        }
+        eprintln!("budget {budget}: can-mate {can}, cannot-mate {cannot}");
+        assert!(
+            can >= min_can && cannot >= min_cannot,
+            "budget {budget}: {can} can-mate, {cannot} cannot-mate"
+        );
+    }
 }

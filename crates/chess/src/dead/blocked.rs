@@ -6,11 +6,13 @@
 //! of the squares every other piece can ever occupy or attack. A pawn stays
 //! in `F` only if
 //!
-//! 1. the square in front of it holds a pawn of `F` (so it can never push),
+//! 1. the square in front of it holds a piece of `F`, or a king that can
+//!    never move (its region is its own square), so it can never push,
 //! 2. no enemy piece other than the king can ever stand on a square it
 //!    attacks (so it can never capture), and
 //! 3. no enemy piece can ever attack its own square (so it is never captured;
-//!    an enemy king may attack it only where a frozen pawn defends it).
+//!    an enemy king may attack it only where a frozen piece, or its own king
+//!    that can never move, defends it).
 //!
 //! Pawns that leave `F` are either *mobile along their file* (the squares in
 //! front up to the first frozen pawn or *solid* enemy pawn, never reaching the
@@ -40,7 +42,12 @@
 //! * the only such pieces are bishops of one square colour, and every square
 //!   where the king could be checked has a neighbour of the other colour in
 //!   the king's region that no loser piece can ever occupy and the winner's
-//!   king can never guard: that flight square is always open.
+//!   king can never guard (that flight square is always open), or has more
+//!   such neighbours (its orthogonal neighbours in the region) than there are
+//!   loser pieces able to reach them plus one for the winner's king if it can
+//!   get next to them: a king that is not next to the mated king guards at
+//!   most one of the four orthogonal neighbours, and each blocking piece
+//!   fills one square.
 
 use crate::attacks::{
     bishop_attacks, king_attacks, knight_attacks, pawn_attacks, queen_attacks, rook_attacks,
@@ -156,6 +163,24 @@ struct Regions {
     dark_bishops: [Bitboard; 2],
     light_bishops: [Bitboard; 2],
     others: [Bitboard; 2],
+    /// Per colour, the squares each non-king piece may ever stand on (one
+    /// entry per piece, frozen pawns included), in `pieces[c][..count[c]]`.
+    pieces: [[Bitboard; 16]; 2],
+    count: [usize; 2],
+}
+
+impl Regions {
+    fn add_piece(&mut self, ci: usize, region: Bitboard) {
+        // More than 16 non-king pieces cannot happen in a legal game; if it
+        // does, the extra ones get the whole board, which only weakens the
+        // counting rule below.
+        if self.count[ci] < 16 {
+            self.pieces[ci][self.count[ci]] = region;
+            self.count[ci] += 1;
+        } else {
+            self.pieces[ci][15] = Bitboard::FULL;
+        }
+    }
 }
 
 fn compute(pos: &Position, frozen: Bitboard, wild: Bitboard, solid: Bitboard) -> Regions {
@@ -168,6 +193,8 @@ fn compute(pos: &Position, frozen: Bitboard, wild: Bitboard, solid: Bitboard) ->
         dark_bishops: [Bitboard::EMPTY; 2],
         light_bishops: [Bitboard::EMPTY; 2],
         others: [Bitboard::EMPTY; 2],
+        pieces: [[Bitboard::EMPTY; 16]; 2],
+        count: [0; 2],
     };
     for c in Color::ALL {
         for s in frozen & b.by_color(c) {
@@ -187,6 +214,9 @@ fn compute(pos: &Position, frozen: Bitboard, wild: Bitboard, solid: Bitboard) ->
         let ci = c.index();
         let mine = b.by_color(c);
         r.occupiable[ci] |= frozen & b.pawns() & mine;
+        for s in frozen & b.pawns() & mine {
+            r.add_piece(ci, Bitboard::from_square(s));
+        }
         r.attacks[ci] |= r.frozen_attacks[ci];
         for s in mine - (frozen & b.pawns()) - b.kings() {
             let Some(role) = b.role_at(s) else { continue };
@@ -205,6 +235,7 @@ fn compute(pos: &Position, frozen: Bitboard, wild: Bitboard, solid: Bitboard) ->
                 slider => flood_slider(slider, s, frozen),
             };
             r.occupiable[ci] |= reach.region;
+            r.add_piece(ci, reach.region);
             r.attacks[ci] |= reach.attacks;
             match role {
                 Role::Bishop if s.is_dark() => r.dark_bishops[ci] |= reach.attacks,
@@ -229,15 +260,11 @@ pub(crate) fn blocked_cannot_mate(pos: &Position, winner: Color) -> bool {
     }
     let b = pos.board();
     let pawns = b.pawns();
-    // Initial guess: every pawn with a piece (not a king) right in front of it.
-    let mut frozen = Bitboard::EMPTY;
-    for c in Color::ALL {
-        for s in pawns & b.by_color(c) {
-            if forward(c, s).is_some_and(|n| (b.occupied() - b.kings()).contains(n)) {
-                frozen.add(s);
-            }
-        }
-    }
+    // Initial guess: every pawn with a piece right in front of it (a king
+    // only stays a wall if it can never move, checked in the fixpoint).
+    let walls = b.occupied();
+    let mut frozen = (pawns & b.by_color(Color::White) & walls.forward(Color::Black))
+        | (pawns & b.by_color(Color::Black) & walls.forward(Color::White));
     // A proof needs nearly every pawn locked: skip the analysis otherwise
     // (this only saves time; it never changes a proof into a wrong answer).
     if frozen.count() < 2 || (pawns - frozen).count() > 8 {
@@ -260,7 +287,16 @@ pub(crate) fn blocked_cannot_mate(pos: &Position, winner: Color) -> bool {
             let oi = c.other().index();
             // Kings are never captured, so only the other pieces count here.
             let enemy_occ = r.occupiable[oi];
-            let enemy_hits = r.attacks[oi] | (king_dilate(r.king_region[oi]) - r.frozen_attacks[ci]);
+            // The enemy king never takes a piece defended for good: by a
+            // frozen piece, or by our king if it can never move.
+            let own_king = pos.king(c);
+            let stuck_guard = if r.king_region[ci] == Bitboard::from_square(own_king) {
+                king_attacks(own_king)
+            } else {
+                Bitboard::EMPTY
+            };
+            let enemy_hits =
+                r.attacks[oi] | (king_dilate(r.king_region[oi]) - r.frozen_attacks[ci] - stuck_guard);
             let enemy_solid = solid & pawns & b.by_color(c.other());
             for s in frozen & b.by_color(c) & !pawns {
                 let Some(role) = b.role_at(s) else { continue };
@@ -274,7 +310,13 @@ pub(crate) fn blocked_cannot_mate(pos: &Position, winner: Color) -> bool {
             }
             for s in pawns & b.by_color(c) {
                 if frozen.contains(s) {
-                    let front_ok = forward(c, s).is_some_and(|n| frozen.contains(n));
+                    let front_ok = forward(c, s).is_some_and(|n| {
+                        frozen.contains(n)
+                            || (b.kings().contains(n)
+                                && Color::ALL
+                                    .into_iter()
+                                    .any(|k| r.king_region[k.index()] == Bitboard::from_square(n)))
+                    });
                     if !front_ok || (pawn_attacks(c, s) & enemy_occ).any() || enemy_hits.contains(s) {
                         new_frozen.remove(s);
                     }
@@ -323,9 +365,89 @@ pub(crate) fn blocked_cannot_mate(pos: &Position, winner: Color) -> bool {
     };
     let loser_blockers = regions.occupiable[li];
     let winner_king_guard = king_dilate(regions.king_region[wi]);
-    // Every square where the king could be checked must keep an open flight.
+    let loser_pieces = &regions.pieces[li][..regions.count[li]];
+    // Every square where the king could be checked must keep an open
+    // flight. Its flights of the other colour (the orthogonal neighbours)
+    // can only be taken away by the winner's king, which can guard at most
+    // one of them (it is never next to the mated king), or by loser's pieces
+    // standing on them, one piece per square.
     checks.iter().all(|s| {
         let flights = king_attacks(s) & king_region & other_colour;
-        (flights - loser_blockers - winner_king_guard).any()
+        if (flights - loser_blockers - winner_king_guard).any() {
+            return true;
+        }
+        let blockers = loser_pieces.iter().filter(|r| (**r & flights).any()).count();
+        let king = usize::from((winner_king_guard & flights).any());
+        flights.count() as usize > blockers + king
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fen::{FenOptions, Strictness};
+
+    fn pos(fen: &str) -> Position {
+        Position::from_fen_with(fen, FenOptions { chess960: false, strictness: Strictness::Lenient }).unwrap()
+    }
+
+    // A wall of pawns, White's on light squares and Black's on dark ones,
+    // keeps White's king on the first ranks and White's light-squared bishop
+    // on Black's side; Black's dark-squared bishops never meet a pawn.
+
+    #[test]
+    fn too_few_blockers_for_the_flights_cannot_be_mated_by_one_bishop() {
+        // One black piece can block one of the two dark flights of the
+        // light corner a8 (every other light square has three): dead.
+        let p = pos("5b2/3k3B/8/p1p1p1p1/PpPpPpPp/1P1P1P1P/8/4K3 w - - 0 1");
+        assert!(blocked_cannot_mate(&p, Color::White));
+        assert!(blocked_cannot_mate(&p, Color::Black));
+    }
+
+    #[test]
+    fn enough_blockers_for_the_flights_is_not_proved_dead() {
+        // With two dark-squared bishops Black can fill b8 and a7 and be mated
+        // on a8 by the bishop on the long diagonal.
+        let p = pos("5b2/2bk3B/8/p1p1p1p1/PpPpPpPp/1P1P1P1P/8/4K3 w - - 0 1");
+        assert!(!blocked_cannot_mate(&p, Color::White));
+        // Black's bishops still never reach White's king.
+        assert!(blocked_cannot_mate(&p, Color::Black));
+        // The mate the rule must leave open, with the same material.
+        assert!(pos("kb6/b7/8/p1pBp1p1/PpPpPpPp/1P1P1P1P/8/4K3 b - - 0 1").is_checkmate());
+    }
+
+    #[test]
+    fn a_king_that_can_never_move_is_a_wall_for_the_pawn_in_front() {
+        // Both kings are shut in by pawns (White's on a1 behind a2 and b2,
+        // Black's on h8 behind g7 and h7), so a2 and h7 never move either.
+        let p = pos("7k/1p4pP/6P1/8/8/1p6/pP4P1/K7 w - - 0 1");
+        assert!(blocked_cannot_mate(&p, Color::White));
+        assert!(blocked_cannot_mate(&p, Color::Black));
+    }
+
+    #[test]
+    fn a_king_that_can_step_aside_is_no_wall() {
+        // Black's king can leave e8 by d7 or f7, and then e7-e8 promotes.
+        let p = pos("4k3/4P3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 60");
+        assert!(!blocked_cannot_mate(&p, Color::White));
+    }
+
+    #[test]
+    fn a_pawn_defended_by_a_king_that_can_never_move_is_never_taken() {
+        // White's king on a1 never moves (a2 and b2 stay, b1 is guarded by
+        // a2), so Black's king can never take b2, and nothing ever changes
+        // the pawns; all bishops are dark-squared but Black's light one.
+        let p = pos("k6B/1b4B1/5B2/4B3/3B4/1pB5/pP6/K7 w - - 0 1");
+        assert!(blocked_cannot_mate(&p, Color::White));
+        assert!(blocked_cannot_mate(&p, Color::Black));
+    }
+
+    #[test]
+    fn a_pawn_defended_by_a_king_that_can_move_away_is_not_safe() {
+        // Without a2 White's king can walk away from b2; then Black's king
+        // takes it and b3 promotes (a helpmate exists for both sides).
+        let p = pos("k6B/1b4B1/5B2/4B3/3B4/1pB5/1P6/K7 w - - 0 1");
+        assert!(!blocked_cannot_mate(&p, Color::Black));
+        assert!(!blocked_cannot_mate(&p, Color::White));
+    }
 }

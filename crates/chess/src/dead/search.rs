@@ -17,6 +17,10 @@ use crate::types::{Color, Move, Rank, Role, Square};
 /// Longest line the full search follows before it calls the branch cut.
 const MAX_PLY: usize = 160;
 
+/// Longest line the exhaustive search follows (about 200 bytes a ply);
+/// deeper positions are left out, and then "no mate" is not proved.
+const EXHAUSTIVE_MAX_LINE: usize = 100_000;
+
 /// Outcome of the full search.
 pub(crate) enum Outcome {
     /// A helpmate was found; the line is in [`Searcher::line`].
@@ -58,6 +62,8 @@ pub(crate) struct Searcher {
     tt: Table,
     /// The corner the full search steers the loser's king to.
     corner: Square,
+    /// How many moves of the winner and of the loser the narrow search tries.
+    widths: (usize, usize),
 }
 
 /// Knight distance between two squares (capped at 6), from a table built once.
@@ -86,6 +92,60 @@ fn knight_distance(a: Square, b: Square) -> u32 {
     u32::from(t[a.index()][b.index()])
 }
 
+/// Facts about a node that the narrow search's move scores depend on.
+struct ScoreContext {
+    winners_turn: bool,
+    /// The loser's king on the winner's turn, the mover's own king otherwise.
+    king: Square,
+    /// On the winner's turn the loser king's square and neighbours; on the
+    /// loser's turn its king's neighbours.
+    zone: Bitboard,
+    /// The winner's queens and the squares they attack (on its turn).
+    queens: Bitboard,
+    queen_rays: Bitboard,
+}
+
+impl ScoreContext {
+    fn new(pos: &Position, winner: Color) -> ScoreContext {
+        let b = pos.board();
+        if pos.turn() == winner {
+            let king = pos.king(winner.other());
+            let queens = b.queens() & b.by_color(winner);
+            let mut queen_rays = Bitboard::EMPTY;
+            for q in queens {
+                queen_rays |= queen_attacks(q, b.occupied());
+            }
+            ScoreContext { winners_turn: true, king, zone: king_attacks(king).with(king), queens, queen_rays }
+        } else {
+            let king = pos.king(pos.turn());
+            ScoreContext {
+                winners_turn: false,
+                king,
+                zone: king_attacks(king),
+                queens: Bitboard::EMPTY,
+                queen_rays: Bitboard::EMPTY,
+            }
+        }
+    }
+}
+
+/// Facts about a node that the move costs depend on.
+struct NodeContext {
+    need_loser_promotion: bool,
+    pawns_and_bishops: bool,
+    semi_blocked: Option<Square>,
+    was_semi_blocked: bool,
+}
+
+/// `true` if some file has pawns of one colour only (pawns on their last
+/// two ranks aside), as in D3-Chess: such a pawn may still run.
+fn lonely_pawns(white: Bitboard, black: Bitboard) -> bool {
+    let files = |bb: Bitboard| bb.iter().fold(0u8, |acc, s| acc | (1 << s.file().index()));
+    let w = white & Bitboard(0x00ff_ffff_ffff_ffff);
+    let b = black & Bitboard(0xffff_ffff_ffff_ff00);
+    files(w - Bitboard(0x00ff_0000_0000_0000)) != files(b - Bitboard(0x0000_0000_0000_ff00))
+}
+
 /// Distance to the nearest edge (0 on the edge).
 fn edge_distance(s: Square) -> u32 {
     let f = s.file().index();
@@ -103,33 +163,56 @@ impl Searcher {
             interrupted: false,
             tt: Table::default(),
             corner: Square::H8,
+            widths: (4, 3),
         }
     }
 
     /// Plays a winner's move that checkmates at once, if there is one.
     fn mate_in_one(&mut self, pos: &Position) -> bool {
-        let lk = pos.king(self.winner.other());
-        let b = pos.board();
-        let occ = b.occupied();
-        let lines = queen_attacks(lk, Bitboard::EMPTY);
-        let diag = bishop_attacks(lk, occ);
-        let straight = rook_attacks(lk, occ);
         let mut list = MoveList::new();
         pos.legal_moves_into(&mut list);
+        self.mate_in_one_among(pos, &list)
+    }
+
+    /// As [`Searcher::mate_in_one`], among the legal moves `list` of `pos`.
+    /// Only moves that can give check are played: direct checks, moves of a
+    /// piece that stands alone between the loser's king and a winner's slider
+    /// (discovered checks), promotions, castling and en passant.
+    fn mate_in_one_among(&mut self, pos: &Position, list: &MoveList) -> bool {
+        let loser = self.winner.other();
+        let lk = pos.king(loser);
+        let b = pos.board();
+        let occ = b.occupied();
+        let diag = bishop_attacks(lk, occ);
+        let straight = rook_attacks(lk, occ);
+        let knight = knight_attacks(lk);
+        let pawn = pawn_attacks(loser, lk);
+        let discovered = pos.blockers_for(loser) & b.by_color(self.winner);
+        // Squares from which some winner piece could check at all.
+        let checks = diag | straight | knight | pawn;
+        let promotion_rank = Bitboard::relative_rank(self.winner, Rank::Seventh);
+        let mut special = discovered | (b.pawns() & promotion_rank) | b.kings();
+        if pos.pseudo_ep_square().is_some() {
+            special |= b.pawns();
+        }
         for &m in list.iter() {
             let from = m.from();
             let to = m.to();
-            let role = m.promotion_role().or_else(|| b.role_at(from)).unwrap_or(Role::Pawn);
-            let direct = match role {
-                Role::Pawn => pawn_attacks(self.winner.other(), lk).contains(to),
-                Role::Knight => knight_attacks(lk).contains(to),
-                Role::Bishop => diag.contains(to) || m.is_promotion(),
-                Role::Rook => straight.contains(to) || m.is_promotion(),
-                Role::Queen => diag.contains(to) || straight.contains(to) || m.is_promotion(),
-                Role::King => false,
-            };
-            if !direct && !lines.contains(from) && !m.is_castle() && !m.is_en_passant() {
+            if !checks.contains(to) && !special.contains(from) {
                 continue;
+            }
+            if !discovered.contains(from) && !m.is_promotion() && !m.is_castle() && !m.is_en_passant() {
+                let direct = match b.role_at(from) {
+                    Some(Role::Pawn) => pawn.contains(to),
+                    Some(Role::Knight) => knight.contains(to),
+                    Some(Role::Bishop) => diag.contains(to),
+                    Some(Role::Rook) => straight.contains(to),
+                    Some(Role::Queen) => diag.contains(to) || straight.contains(to),
+                    _ => false,
+                };
+                if !direct {
+                    continue;
+                }
             }
             let next = pos.after(m);
             if next.is_check() && !next.has_legal_move() {
@@ -144,33 +227,48 @@ impl Searcher {
     /// the move: the winner's pieces should attack more of the loser king's
     /// neighbourhood, the loser's pieces should fill it and never capture.
     fn score(&self, pos: &Position, m: Move) -> i32 {
+        self.score_with(pos, &ScoreContext::new(pos, self.winner), m)
+    }
+
+    fn score_with(&self, pos: &Position, cx: &ScoreContext, m: Move) -> i32 {
+        let role = pos.board().role_at(m.from()).unwrap_or(Role::Pawn);
+        let from_hits =
+            if cx.winners_turn { self.zone_hits(role, m.from(), pos.board().occupied(), cx.zone) } else { 0 };
+        self.score_piece(pos, cx, m, role, from_hits)
+    }
+
+    /// How many squares of `zone` a winner's `role` on `sq` attacks.
+    #[inline]
+    fn zone_hits(&self, role: Role, sq: Square, occ: Bitboard, zone: Bitboard) -> i32 {
+        let a = match role {
+            Role::Pawn => pawn_attacks(self.winner, sq),
+            Role::Knight => knight_attacks(sq),
+            Role::Bishop => bishop_attacks(sq, occ),
+            Role::Rook => rook_attacks(sq, occ),
+            Role::Queen => queen_attacks(sq, occ),
+            Role::King => king_attacks(sq),
+        };
+        (a & zone).count() as i32
+    }
+
+    /// [`Searcher::score_with`] given the moving piece's role and, on the
+    /// winner's turn, how many squares of the zone it attacks from `from`.
+    #[inline]
+    fn score_piece(&self, pos: &Position, cx: &ScoreContext, m: Move, role: Role, from_hits: i32) -> i32 {
         let b = pos.board();
         let from = m.from();
         let to = m.to();
-        let role = b.role_at(from).unwrap_or(Role::Pawn);
-        let capture = pos.is_capture(m);
-        if pos.turn() == self.winner {
-            let lk = pos.king(self.winner.other());
-            let zone = king_attacks(lk).with(lk);
+        let capture = b.occupied().contains(to) && !m.is_castle();
+        if cx.winners_turn {
+            let lk = cx.king;
+            let zone = cx.zone;
             let occ_after = b.occupied().without(from).with(to);
-            let hits = |sq: Square, occ: Bitboard| -> i32 {
-                let a = match role {
-                    Role::Pawn => pawn_attacks(self.winner, sq),
-                    Role::Knight => knight_attacks(sq),
-                    Role::Bishop => bishop_attacks(sq, occ),
-                    Role::Rook => rook_attacks(sq, occ),
-                    Role::Queen => queen_attacks(sq, occ),
-                    Role::King => king_attacks(sq),
-                };
-                (a & zone).count() as i32
-            };
-            let mut gain = hits(to, occ_after) - hits(from, b.occupied());
-            // Lines opened for the other sliders (a pawn freeing the queen).
-            let sliders = (b.queens() | b.bishops() | b.rooks()) & b.by_color(self.winner);
-            for q in sliders.without(from) {
-                let before = queen_attacks(q, b.occupied()).count() as i32;
-                let after = queen_attacks(q, occ_after).count() as i32;
-                if b.queens().contains(q) {
+            let mut gain = self.zone_hits(role, to, occ_after, zone) - from_hits;
+            // Lines opened for the queens (a pawn freeing the queen).
+            if cx.queen_rays.contains(from) {
+                for q in cx.queens.without(from) {
+                    let before = queen_attacks(q, b.occupied()).count() as i32;
+                    let after = queen_attacks(q, occ_after).count() as i32;
                     gain += (after - before).max(0);
                 }
             }
@@ -193,9 +291,9 @@ impl Searcher {
             };
             s
         } else {
-            let zone = king_attacks(pos.king(pos.turn()));
+            let zone = cx.zone;
+            let own_king = cx.king;
             let mut s = if capture { -20 } else { 0 };
-            let own_king = pos.king(pos.turn());
             if role == Role::King {
                 s += 2 * (edge_distance(from) as i32 - edge_distance(to) as i32) - 1;
             } else if role == Role::Pawn {
@@ -215,32 +313,45 @@ impl Searcher {
 
     /// Narrow depth-first search: only the best few moves by heuristics.
     /// Finds witnesses quickly in ordinary positions; proves nothing.
-    fn narrow(&mut self, pos: &Position, plies: u32, limit: u64) -> bool {
+    /// `checked`: the mate-in-one test of this node was done already.
+    fn narrow(&mut self, pos: &Position, plies: u32, limit: u64, checked: bool) -> bool {
         if self.nodes >= limit {
             return false;
         }
         self.nodes += 1;
-        if pos.turn() == self.winner {
-            if self.mate_in_one(pos) {
-                return true;
-            }
-            if plies <= 1 {
-                return false;
-            }
-        } else if plies == 0 {
-            return false;
+        let winners_turn = pos.turn() == self.winner;
+        if (winners_turn && plies <= 1) || plies == 0 {
+            // Only the mate-in-one test is left to do here.
+            return winners_turn && !checked && self.mate_in_one(pos);
         }
         let mut moves = MoveList::new();
         pos.legal_moves_into(&mut moves);
         if moves.is_empty() {
             return false;
         }
-        let width = if pos.turn() == self.winner { 4 } else { 3 };
+        if winners_turn && !checked && self.mate_in_one_among(pos, &moves) {
+            return true;
+        }
+        let width = if winners_turn { self.widths.0 } else { self.widths.1 };
+        let cx = ScoreContext::new(pos, self.winner);
         // Keep the best `width` moves by score, best first (insertion into a
         // tiny array: no allocation, no full sort).
         let mut best: [(i32, Move); 4] = [(i32::MIN, moves[0]); 4];
+        // Moves come grouped by piece: the piece's role and its hits from
+        // its square are worked out once per piece.
+        let b = pos.board();
+        let mut last_from = None;
+        let mut role = Role::Pawn;
+        let mut from_hits = 0;
         for &m in moves.iter() {
-            let sc = self.score(pos, m);
+            if last_from != Some(m.from()) {
+                last_from = Some(m.from());
+                role = b.role_at(m.from()).unwrap_or(Role::Pawn);
+                if winners_turn {
+                    from_hits = self.zone_hits(role, m.from(), b.occupied(), cx.zone);
+                }
+            }
+            let sc = self.score_piece(pos, &cx, m, role, from_hits);
             let mut i = width;
             while i > 0 && best[i - 1].0 < sc {
                 if i < width {
@@ -257,7 +368,7 @@ impl Searcher {
                 break;
             }
             self.line.push(m);
-            if self.narrow(&pos.after(m), plies - 1, limit) {
+            if self.narrow(&pos.after(m), plies - 1, limit, false) {
                 return true;
             }
             self.line.pop();
@@ -266,14 +377,31 @@ impl Searcher {
     }
 
     /// Runs the narrow search up to `max_moves` winner moves deep within
-    /// `limit` nodes; on success the witness is in `self.line`.
-    pub(crate) fn quick_witness(&mut self, pos: &Position, max_moves: u32, limit: u64) -> bool {
+    /// `limit` nodes, trying the best `widths` moves of the winner and the
+    /// loser at each node; with `deepening`, one winner move deep first,
+    /// then two, and so on. On success the witness is in `self.line`.
+    pub(crate) fn quick_witness(
+        &mut self,
+        pos: &Position,
+        max_moves: u32,
+        limit: u64,
+        widths: (usize, usize),
+        deepening: bool,
+    ) -> bool {
+        self.widths = (widths.0.clamp(1, 4), widths.1.clamp(1, 4));
         let base = self.line.len();
         let winner_to_move = pos.turn() == self.winner;
         let stop = self.nodes + limit;
-        for n in 1..=max_moves {
+        // With the winner to move, the root's mate-in-one test is done once,
+        // and the one-move pass is nothing more than that test.
+        if winner_to_move && self.mate_in_one(pos) {
+            return true;
+        }
+        self.nodes += u64::from(winner_to_move);
+        let first = if deepening { 1 + u32::from(winner_to_move) } else { max_moves };
+        for n in first..=max_moves {
             let plies = if winner_to_move { 2 * n - 1 } else { 2 * n };
-            if self.narrow(pos, plies, stop) {
+            if self.narrow(pos, plies, stop, winner_to_move) {
                 return true;
             }
             self.line.truncate(base);
@@ -281,64 +409,127 @@ impl Searcher {
         false
     }
 
-    /// Picks the mating corner: the one nearest the loser's king, of the
-    /// colour of the winner's bishops when all of them share one colour.
+    /// Picks the mating corner, on the loser's back rank: a dark one if the
+    /// winner has a dark-squared bishop, or has no bishop while the loser has
+    /// a light-squared one; a light one otherwise.
     fn choose_corner(&mut self, pos: &Position) {
         let b = pos.board();
-        let lk = pos.king(self.winner.other());
-        let bishops = b.bishops() & b.by_color(self.winner);
-        let dark_only = bishops.any() && (bishops & Bitboard::LIGHT_SQUARES).is_empty();
-        let light_only = bishops.any() && (bishops & Bitboard::DARK_SQUARES).is_empty();
-        let corners: &[Square] = if dark_only {
-            &[Square::A1, Square::H8]
-        } else if light_only {
-            &[Square::H1, Square::A8]
-        } else {
-            &[Square::A1, Square::H1, Square::A8, Square::H8]
-        };
-        self.corner = corners.iter().copied().min_by_key(|c| c.distance(lk)).unwrap_or(Square::H8);
+        let wb = b.bishops() & b.by_color(self.winner);
+        let lb = b.bishops() & b.by_color(self.winner.other());
+        let dark =
+            (wb & Bitboard::DARK_SQUARES).any() || (wb.is_empty() && (lb & Bitboard::LIGHT_SQUARES).any());
+        // Seen from White as the winner: h8 is dark, a8 light.
+        let corner = if dark { Square::H8 } else { Square::A8 };
+        self.corner = if self.winner.is_white() { corner } else { Square::new(corner.index() as u32 ^ 63) };
     }
 
-    /// Depth cost of a move in the full search: 0 for progress (the winner's
-    /// captures and pawn moves to its 6th rank or beyond, kings and knights
-    /// closing in on the mating corner, the loser's pieces gathering round
-    /// their king), 3 for the loser's captures, 1 otherwise. Only the shape
-    /// of the search depends on it, never the soundness of its answers.
-    fn cost(&self, pos: &Position, m: Move) -> i32 {
+    /// The square a piece of `role` heads for: for the winner, its king two
+    /// squares in front of the corner and its other pieces the corner; for
+    /// the loser, its king the corner and its other pieces the square next to
+    /// it on the back rank (to block the king's flight).
+    fn target(&self, winners_turn: bool, role: Role) -> Square {
+        let c = self.corner;
+        let toward_centre_file = if c.file().index() == 0 { 1 } else { -1 };
+        let toward_centre_rank = if c.rank().index() == 0 { 8 } else { -8 };
+        match (winners_turn, role == Role::King) {
+            (true, true) => c.offset(2 * toward_centre_rank).unwrap_or(c),
+            (true, false) | (false, true) => c,
+            (false, false) => c.offset(toward_centre_file).unwrap_or(c),
+        }
+    }
+
+    /// Depth cost of a move in the full search, in the style of D3-Chess:
+    /// `(cost, progress)`. Progress moves (the winner's captures, pawn moves
+    /// to its 6th rank or beyond, and kings and knights closing in on their
+    /// targets; the loser's kings and knights doing the same, and its pawn
+    /// moves when only a promotion of the loser can give the winner a mate)
+    /// cost 0, and so does any move answering one; the loser's captures cost
+    /// 3; everything else 1. Only the shape of the search depends on it,
+    /// never the soundness of its answers.
+    fn cost(&self, pos: &Position, m: Move, ctx: &NodeContext) -> (i32, bool) {
+        const REWARD: (i32, bool) = (0, true);
+        const PUNISH: (i32, bool) = (3, false);
         let b = pos.board();
         let from = m.from();
         let to = m.to();
         let role = b.role_at(from).unwrap_or(Role::Pawn);
-        let normal = 1;
-        let corner = self.corner;
-        if pos.turn() == self.winner {
+        let winners_turn = pos.turn() == self.winner;
+        let target = self.target(winners_turn, role);
+        let going = |bishops: bool| match role {
+            Role::King => to.distance(target) < from.distance(target),
+            Role::Bishop if bishops => to.distance(target) < from.distance(target),
+            Role::Knight => knight_distance(to, target) < knight_distance(from, target),
+            _ => false,
+        };
+        let capture = pos.is_capture(m);
+        let mut v = (1, false);
+        if winners_turn {
             let advanced = role == Role::Pawn && to.rank().relative_to(self.winner) >= Rank::Sixth;
-            if advanced || pos.is_capture(m) {
-                return 0;
+            if advanced || capture || going(false) {
+                v = REWARD;
             }
-            let closer = match role {
-                Role::King => to.distance(corner) < from.distance(corner) && to.distance(corner) >= 2,
-                Role::Knight => knight_distance(to, corner) < knight_distance(from, corner),
-                _ => false,
-            };
-            if closer { 0 } else { normal }
         } else {
-            if pos.is_capture(m) {
-                return 3;
+            if ctx.need_loser_promotion {
+                let heavy = matches!(m.promotion_role(), Some(Role::Queen | Role::Rook));
+                v = if role == Role::Pawn && !heavy { REWARD } else { PUNISH };
             }
-            if role == Role::King {
-                return if to.distance(corner) < from.distance(corner) { 0 } else { normal };
+            if going(false) {
+                v = REWARD;
+            } else if capture {
+                v = PUNISH;
             }
-            // A loser's piece moving next to its own king may block a flight.
-            let own_king = pos.king(pos.turn());
-            if to.distance(own_king) == 1 && from.distance(own_king) > 1 {
-                return 0;
-            }
-            normal
         }
+        if ctx.pawns_and_bishops {
+            if ctx.semi_blocked.is_some() || ctx.was_semi_blocked {
+                if capture && winners_turn {
+                    v = REWARD;
+                } else if role == Role::King {
+                    v = (1, false);
+                    if ctx.semi_blocked.is_some_and(|t| to.distance(t) < from.distance(t)) {
+                        v = REWARD;
+                    }
+                } else {
+                    v = PUNISH;
+                }
+            } else if going(true) && (b.bishops() & b.by_color(self.winner.other())).more_than_one() {
+                v = REWARD;
+            }
+        }
+        v
     }
 
-    fn full(&mut self, pos: &Position, depth: i32, check_static: bool) -> bool {
+    /// Whether only a promotion of the loser can give the winner a mate
+    /// (the winner has K+N against no minor piece or rook, or same-coloured
+    /// bishops only with no other-coloured bishop and no loser knight).
+    pub(crate) fn need_loser_promotion(&self, pos: &Position) -> bool {
+        let b = pos.board();
+        let ours = b.by_color(self.winner);
+        let theirs = b.by_color(self.winner.other());
+        if ours.count() == 2
+            && (ours & b.knights()).any()
+            && (theirs & (b.knights() | b.bishops() | b.rooks())).is_empty()
+        {
+            return true;
+        }
+        let wb = ours & b.bishops();
+        let colour = if (wb & Bitboard::DARK_SQUARES).any() {
+            Bitboard::DARK_SQUARES
+        } else {
+            Bitboard::LIGHT_SQUARES
+        };
+        ours.count() == wb.count() + 1
+            && (b.bishops() - colour).is_empty()
+            && (theirs & b.knights()).is_empty()
+    }
+
+    fn full(
+        &mut self,
+        pos: &Position,
+        depth: i32,
+        check_static: bool,
+        past_progress: bool,
+        was_semi_blocked: bool,
+    ) -> bool {
         let key = pos.zobrist();
         if self.tt.get(&key).is_some_and(|&d| d >= depth) {
             return false;
@@ -363,19 +554,147 @@ impl Searcher {
         if pos.turn() == self.winner && self.mate_in_one(pos) {
             return true;
         }
+        let b = pos.board();
+        let pawns_and_bishops = (b.knights() | b.rooks() | b.queens()).is_empty() && {
+            let wp = b.pawns() & b.by_color(Color::White);
+            let bp = b.pawns() & b.by_color(Color::Black);
+            (wp.forward(Color::White) & bp).count() >= 4 && !lonely_pawns(wp, bp)
+        };
+        let semi_blocked = if pawns_and_bishops {
+            let wp = b.pawns() & b.by_color(Color::White);
+            let bp = b.pawns() & b.by_color(Color::Black);
+            (wp.forward(Color::White) & bp.forward(Color::Black)).first()
+        } else {
+            None
+        };
+        let ctx = NodeContext {
+            need_loser_promotion: pos.turn() != self.winner && self.need_loser_promotion(pos),
+            pawns_and_bishops,
+            semi_blocked,
+            was_semi_blocked: pawns_and_bishops && was_semi_blocked,
+        };
         // Cheapest moves first, then by the narrow search's preference.
-        let mut order: Vec<(i32, i32, Move)> =
-            moves.iter().map(|&m| (self.cost(pos, m), -self.score(pos, m), m)).collect();
-        order.sort_unstable_by_key(|&(c, s, _)| (c, s));
-        for &(cost, _, m) in &order {
+        let mut order: Vec<(i32, i32, Move, bool)> = moves
+            .iter()
+            .map(|&m| {
+                let (mut c, progress) = self.cost(pos, m, &ctx);
+                if c == 1 && past_progress {
+                    c = 0;
+                }
+                (c, -self.score(pos, m), m, progress)
+            })
+            .collect();
+        order.sort_unstable_by_key(|&(c, s, _, _)| (c, s));
+        let semi = semi_blocked.is_some() || ctx.was_semi_blocked;
+        for &(cost, _, m, progress) in &order {
             let zeroing = pos.is_zeroing(m) || m.is_promotion();
             self.line.push(m);
-            if self.full(&pos.after(m), depth - cost, zeroing) {
+            if self.full(&pos.after(m), depth - cost, zeroing, progress, semi) {
                 return true;
             }
             self.line.pop();
         }
         false
+    }
+
+    /// Exhaustive search of every position reachable from `pos` (each one
+    /// expanded once, no depth limit), for at most `limit` expanded nodes.
+    /// It finds a mate if one exists and the reachable set fits the budget,
+    /// so "no mate" is then a proof; the material rules and the semi-static
+    /// analysis prune the positions they prove dead. Depth-first, with an
+    /// explicit stack (lines can be long) whose move lists share one buffer,
+    /// cheapest moves first.
+    pub(crate) fn exhaustive(&mut self, pos: &Position, limit: u64) -> Outcome {
+        /// A position on the current line and its moves, `moves[next..end]`
+        /// still to try.
+        struct Frame {
+            pos: Position,
+            next: usize,
+            end: usize,
+        }
+        let base = self.line.len();
+        self.choose_corner(pos);
+        let mut seen: std::collections::HashSet<u64, BuildHasherDefault<KeyHasher>> =
+            std::collections::HashSet::default();
+        let stop = self.nodes.saturating_add(limit);
+        let mut stack: Vec<Frame> = Vec::new();
+        let mut moves: Vec<Move> = Vec::new();
+        let mut list = MoveList::new();
+        let mut order: Vec<(i32, i32, Move)> = Vec::new();
+        let mut cut = false;
+        // Expands `p` (already marked as seen), appending its moves to
+        // `moves`: `Ok(false)` if it is a leaf, `Err(())` if the loser is
+        // checkmated.
+        let mut expand = |this: &mut Searcher, p: &Position, zeroing: bool, moves: &mut Vec<Move>| {
+            list.clear();
+            p.legal_moves_into(&mut list);
+            if list.is_empty() {
+                return if p.turn() != this.winner && p.is_check() { Err(()) } else { Ok(false) };
+            }
+            if has_insufficient_material(p, this.winner) || (zeroing && blocked_cannot_mate(p, this.winner)) {
+                return Ok(false);
+            }
+            this.nodes += 1;
+            let ctx = NodeContext {
+                need_loser_promotion: p.turn() != this.winner && this.need_loser_promotion(p),
+                pawns_and_bishops: false,
+                semi_blocked: None,
+                was_semi_blocked: false,
+            };
+            let cx = ScoreContext::new(p, this.winner);
+            order.clear();
+            order.extend(list.iter().map(|&m| (this.cost(p, m, &ctx).0, -this.score_with(p, &cx, m), m)));
+            order.sort_unstable_by_key(|&(c, s, _)| (c, s));
+            moves.extend(order.iter().map(|&(_, _, m)| m));
+            Ok(true)
+        };
+        seen.insert(pos.zobrist());
+        match expand(self, pos, false, &mut moves) {
+            Err(()) => return Outcome::Mate,
+            Ok(false) => return Outcome::NoMate,
+            Ok(true) => stack.push(Frame { pos: *pos, next: 0, end: moves.len() }),
+        }
+        while let Some(top) = stack.last_mut() {
+            if top.next == top.end {
+                stack.pop();
+                if let Some(parent) = stack.last() {
+                    moves.truncate(parent.end);
+                    self.line.pop();
+                }
+                continue;
+            }
+            let m = moves[top.next];
+            top.next += 1;
+            let parent = top.pos;
+            let child = parent.after(m);
+            if !seen.insert(child.zobrist()) {
+                continue;
+            }
+            if self.nodes >= stop {
+                self.line.truncate(base);
+                return Outcome::OutOfBudget;
+            }
+            let zeroing = parent.is_zeroing(m) || m.is_promotion();
+            self.line.push(m);
+            let start = moves.len();
+            match expand(self, &child, zeroing, &mut moves) {
+                Err(()) => return Outcome::Mate,
+                Ok(false) => {
+                    self.line.pop();
+                }
+                Ok(true) if stack.len() >= EXHAUSTIVE_MAX_LINE => {
+                    // Too deep: leave this position for a shorter way in, and
+                    // give up the proof (bounding the memory of the stack).
+                    moves.truncate(start);
+                    self.line.pop();
+                    seen.remove(&child.zobrist());
+                    cut = true;
+                }
+                Ok(true) => stack.push(Frame { pos: child, next: start, end: moves.len() }),
+            }
+        }
+        self.line.truncate(base);
+        if cut { Outcome::OutOfBudget } else { Outcome::NoMate }
     }
 
     /// Iterative deepening of the full search within the node budget.
@@ -386,7 +705,7 @@ impl Searcher {
         loop {
             self.interrupted = false;
             self.tt.clear();
-            if self.full(pos, depth, false) {
+            if self.full(pos, depth, false, false, false) {
                 return Outcome::Mate;
             }
             self.line.truncate(base);
