@@ -534,7 +534,7 @@ impl Position {
             let king_path = between(king, king_to) | Bitboard::from_square(king_to);
             let rook_path = between(rook, rook_to) | Bitboard::from_square(rook_to);
             let movers = Bitboard::from_square(king) | Bitboard::from_square(rook);
-            if ((king_path | rook_path) - movers & occ).any() || (king_path & danger).any() {
+            if (((king_path | rook_path) - movers) & occ).any() || (king_path & danger).any() {
                 continue;
             }
             let occ2 = occ - movers;

@@ -47,10 +47,10 @@ impl San {
         let bad = || SanError::Syntax(text.to_owned());
         let mut s = text.trim();
         for suffix in ["e.p.", "ep"] {
-            if let Some(rest) = s.strip_suffix(suffix) {
-                if rest.len() >= 2 {
-                    s = rest.trim_end();
-                }
+            if let Some(rest) = s.strip_suffix(suffix)
+                && rest.len() >= 2
+            {
+                s = rest.trim_end();
             }
         }
         let s = s.trim_end_matches(['+', '#', '!', '?', '‼', '⁇', '⁈', '⁉']);

@@ -439,10 +439,10 @@ impl FromStr for Square {
     type Err = ParseSquareError;
     fn from_str(s: &str) -> Result<Square, ParseSquareError> {
         let b = s.as_bytes();
-        if b.len() == 2 {
-            if let (Some(f), Some(r)) = (File::from_char(b[0] as char), Rank::from_char(b[1] as char)) {
-                return Ok(Square::from_coords(f, r));
-            }
+        if b.len() == 2
+            && let (Some(f), Some(r)) = (File::from_char(b[0] as char), Rank::from_char(b[1] as char))
+        {
+            return Ok(Square::from_coords(f, r));
         }
         Err(ParseSquareError(s.to_owned()))
     }

@@ -90,7 +90,7 @@ fn compare(pos: &Position, board: &cozy_chess::Board, context: &str) {
 
     let cozy_in_check = !board.checkers().is_empty();
     assert_eq!(pos.is_check(), cozy_in_check, "{context}: check status in {fen}");
-    assert_eq!(pos.checkers().count(), board.checkers().len() as u32, "{context}: checkers in {fen}");
+    assert_eq!(pos.checkers().count(), board.checkers().len(), "{context}: checkers in {fen}");
     assert_eq!(pos.is_checkmate(), cozy_in_check && theirs.is_empty(), "{context}: checkmate in {fen}");
     assert_eq!(pos.is_stalemate(), !cozy_in_check && theirs.is_empty(), "{context}: stalemate in {fen}");
 

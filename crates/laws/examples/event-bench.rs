@@ -30,7 +30,7 @@ fn percentile(v: &mut [u64], p: f64) -> f64 {
     v[i] as f64
 }
 
-fn report(name: &str, v: &mut Vec<u64>) {
+fn report(name: &str, v: &mut [u64]) {
     let n = v.len();
     let median = percentile(v, 0.5);
     let p90 = percentile(v, 0.9);

@@ -280,10 +280,10 @@ impl Game {
         }
         let mut best: Option<i64> = self.clock.flag_deadline().map(|t| t.0);
         let mut consider = |t: i64| best = Some(best.map_or(t, |b| b.min(t)));
-        if let (Some(start), Some(default)) = (self.started_at, self.regs.default_time_ms) {
-            if !self.arrived[0] || !self.arrived[1] {
-                consider(start + default);
-            }
+        if let (Some(start), Some(default)) = (self.started_at, self.regs.default_time_ms)
+            && (!self.arrived[0] || !self.arrived[1])
+        {
+            consider(start + default);
         }
         if let Some(window) = self.regs.reconnect_window_ms {
             for t in self.disconnected_at.iter().flatten() {
@@ -309,14 +309,14 @@ impl Game {
                 format!("event at {at} ms: instants run from 0 to {} ms", crate::clock::MAX_TIMESTAMP),
             ));
         }
-        if let Some(last) = self.last_at {
-            if at < last {
-                return Err(reject(
-                    RejectReason::TimeWentBackwards,
-                    None,
-                    format!("event at {at} ms is earlier than the last event at {last} ms"),
-                ));
-            }
+        if let Some(last) = self.last_at
+            && at < last
+        {
+            return Err(reject(
+                RejectReason::TimeWentBackwards,
+                None,
+                format!("event at {at} ms is earlier than the last event at {last} ms"),
+            ));
         }
         // Every handler checks before it changes anything, so a rejection
         // leaves the game as it was (the tests assert it). Time alone only
@@ -327,10 +327,10 @@ impl Game {
         if self.end.is_some() && !rulings.is_empty() {
             // Time decided the game before this event could act (P2: a flag
             // observed before a mating move). Arbiter actions still apply.
-            if event.is_arbiter_action() {
-                if let Ok(mut more) = self.dispatch(event, at) {
-                    rulings.append(&mut more);
-                }
+            if event.is_arbiter_action()
+                && let Ok(mut more) = self.dispatch(event, at)
+            {
+                rulings.append(&mut more);
             }
             return Ok(rulings);
         }
@@ -423,10 +423,10 @@ impl Game {
         }
         // Whichever deadline comes first decides.
         let mut deadlines: Vec<(i64, u8, Color)> = Vec::new();
-        if let Some(flag) = self.clock.flag_deadline() {
-            if let Some(side) = self.clock.running() {
-                deadlines.push((flag.0, 0, side));
-            }
+        if let Some(flag) = self.clock.flag_deadline()
+            && let Some(side) = self.clock.running()
+        {
+            deadlines.push((flag.0, 0, side));
         }
         if let (Some(start), Some(default)) = (self.started_at, self.regs.default_time_ms) {
             for c in Color::ALL {
@@ -1066,10 +1066,11 @@ impl Game {
         }
         // Moving a piece is touching it (and a piece it captures).
         for sq in [mv.from, mv.to] {
-            if self.position().board().occupied().contains(sq) && !self.turn.touched.contains(&sq) {
-                if sq == mv.from || self.position().board().color_at(sq) != Some(color) {
-                    self.turn.touched.push(sq);
-                }
+            if self.position().board().occupied().contains(sq)
+                && !self.turn.touched.contains(&sq)
+                && (sq == mv.from || self.position().board().color_at(sq) != Some(color))
+            {
+                self.turn.touched.push(sq);
             }
         }
         self.turn.claim_right_lost = true;
@@ -1087,13 +1088,13 @@ impl Game {
         }
         match self.resolve(&input) {
             Some(m) => {
-                if let Some(o) = self.obligation() {
-                    if !o.allows(m) {
-                        // The service intervenes at once: the move is taken back.
-                        self.pending = Some(Pending::Refused { color });
-                        out.push(self.obligation_ruling(color, &o));
-                        return Ok(out);
-                    }
+                if let Some(o) = self.obligation()
+                    && !o.allows(m)
+                {
+                    // The service intervenes at once: the move is taken back.
+                    self.pending = Some(Pending::Refused { color });
+                    out.push(self.obligation_ruling(color, &o));
+                    return Ok(out);
                 }
                 let pos = *self.position();
                 let san = pos.san(m);
@@ -1113,12 +1114,10 @@ impl Game {
                     if unfinished_promotion { "FIDE-7.5.2" } else { "FIDE-4.7" },
                     Decision::MoveMade { color, san, uci, ply },
                 ));
-                if !unfinished_promotion {
-                    if let Some(end) = self.automatic_end() {
-                        // 6.2.1.1: a move that ends the game is completed.
-                        self.pending = None;
-                        out.push(end);
-                    }
+                if !unfinished_promotion && let Some(end) = self.automatic_end() {
+                    // 6.2.1.1: a move that ends the game is completed.
+                    self.pending = None;
+                    out.push(end);
                 }
             }
             None => {
@@ -1177,16 +1176,16 @@ impl Game {
             }
             _ => {}
         }
-        if let Some(o) = self.obligation() {
-            if !o.allows(castle) {
-                // Touch-move binds the player to other moves: as for any
-                // move that breaks Article 4, the service intervenes.
-                let mut out = self.offer_lapses_by_touch(color);
-                self.pending = Some(Pending::Refused { color });
-                self.turn.claim_right_lost = true;
-                out.push(self.obligation_ruling(color, &o));
-                return Ok(out);
-            }
+        if let Some(o) = self.obligation()
+            && !o.allows(castle)
+        {
+            // Touch-move binds the player to other moves: as for any
+            // move that breaks Article 4, the service intervenes.
+            let mut out = self.offer_lapses_by_touch(color);
+            self.pending = Some(Pending::Refused { color });
+            self.turn.claim_right_lost = true;
+            out.push(self.obligation_ruling(color, &o));
+            return Ok(out);
         }
         let mut out = self.offer_lapses_by_touch(color);
         if !self.turn.touched.contains(&king) {
@@ -1297,10 +1296,10 @@ impl Game {
                     self.turn.touched.push(m.to());
                 }
                 out.extend(self.illegal_move_penalty_under(color, "FIDE-7.5.4", description, at));
-                if self.end.is_none() {
-                    if let Some(o) = self.obligation() {
-                        out.push(self.obligation_ruling(color, &o));
-                    }
+                if self.end.is_none()
+                    && let Some(o) = self.obligation()
+                {
+                    out.push(self.obligation_ruling(color, &o));
                 }
             }
             Some(Pending::HalfCastling { color: c, castle }) if c == color => {
@@ -1311,10 +1310,10 @@ impl Game {
                 let description =
                     format!("{} not completed: the rook was not moved", self.position().san(castle));
                 out.extend(self.illegal_move_penalty(color, description, at));
-                if self.end.is_none() {
-                    if let Some(o) = self.obligation() {
-                        out.push(self.obligation_ruling(color, &o));
-                    }
+                if self.end.is_none()
+                    && let Some(o) = self.obligation()
+                {
+                    out.push(self.obligation_ruling(color, &o));
                 }
             }
             Some(Pending::Legal { color: c, .. }) if c == color => {
@@ -1345,10 +1344,10 @@ impl Game {
                     },
                 ));
                 out.extend(self.illegal_move_penalty(color, "pawn not replaced on promotion".into(), at));
-                if self.end.is_none() {
-                    if let Some(end) = self.automatic_end() {
-                        out.push(end);
-                    }
+                if self.end.is_none()
+                    && let Some(end) = self.automatic_end()
+                {
+                    out.push(end);
                 }
             }
             Some(Pending::Illegal { color: c, mv, description, .. }) if c == color => {
@@ -1362,10 +1361,10 @@ impl Game {
                     self.turn.touched.push(mv.to);
                 }
                 out.extend(self.illegal_move_penalty(color, description, at));
-                if self.end.is_none() {
-                    if let Some(o) = self.obligation() {
-                        out.push(self.obligation_ruling(color, &o));
-                    }
+                if self.end.is_none()
+                    && let Some(o) = self.obligation()
+                {
+                    out.push(self.obligation_ruling(color, &o));
                 }
             }
             Some(Pending::Refused { color: c }) if c == color => {
@@ -1443,27 +1442,26 @@ impl Game {
                 format!("{} is not a legal move", self.describe(mv)),
             ));
         };
-        if let Some(o) = &self.turn.forced {
-            if !o.allows(m) {
-                return Err(reject(RejectReason::TouchMove, Some(o.rule), o.reason.clone()));
-            }
+        if let Some(o) = &self.turn.forced
+            && !o.allows(m)
+        {
+            return Err(reject(RejectReason::TouchMove, Some(o.rule), o.reason.clone()));
         }
         // A player who moves is connected again.
         self.disconnected_at[color.index()] = None;
         let mut out = self.play_online(color, m, lag_ms, at);
         // The opponent's premove is played at once as the reply, if legal.
-        if self.end.is_none() {
-            if let Some((pc, pmv)) = self.premove.take() {
-                if pc == color.other() {
-                    match self.resolve(&pmv) {
-                        // A premove is played at the instant of the reply: no lag.
-                        Some(pm) => out.extend(self.play_online(pc, pm, 0, at)),
-                        None => out.push(Ruling::new(
-                            "OCR-3.1.5",
-                            Decision::PremoveDropped { color: pc, uci: format!("{}{}", pmv.from, pmv.to) },
-                        )),
-                    }
-                }
+        if self.end.is_none()
+            && let Some((pc, pmv)) = self.premove.take()
+            && pc == color.other()
+        {
+            match self.resolve(&pmv) {
+                // A premove is played at the instant of the reply: no lag.
+                Some(pm) => out.extend(self.play_online(pc, pm, 0, at)),
+                None => out.push(Ruling::new(
+                    "OCR-3.1.5",
+                    Decision::PremoveDropped { color: pc, uci: format!("{}{}", pmv.from, pmv.to) },
+                )),
             }
         }
         Ok(out)
@@ -1482,16 +1480,16 @@ impl Game {
         let ply = self.record.ply_count();
         out.push(Ruling::new("OCR-3.1", Decision::MoveMade { color, san, uci, ply }));
         // OCR 5.3: an offer is rejected by playing a move.
-        if let Some(o) = &self.offer {
-            if o.by != color {
-                let by = o.by;
-                self.offer = None;
-                self.cn_declined(by, color);
-                out.push(Ruling::new(
-                    "OCR-5.3",
-                    Decision::DrawOfferLapsed { color: by, reason: format!("{color} played a move") },
-                ));
-            }
+        if let Some(o) = &self.offer
+            && o.by != color
+        {
+            let by = o.by;
+            self.offer = None;
+            self.cn_declined(by, color);
+            out.push(Ruling::new(
+                "OCR-5.3",
+                Decision::DrawOfferLapsed { color: by, reason: format!("{color} played a move") },
+            ));
         }
         if let Some(end) = self.automatic_end() {
             out.push(end);
@@ -1600,7 +1598,7 @@ impl Game {
                 "a player cannot accept his own offer",
             ));
         }
-        if self.moves_made.iter().any(|&m| m == 0) {
+        if self.moves_made.contains(&0) {
             return Err(reject(
                 RejectReason::OfferNotAllowed,
                 Some("FIDE-5.2.3"),
@@ -1683,32 +1681,29 @@ impl Game {
         let mut out = vec![Ruling::new("FIDE-9.5c", Decision::ClaimIncorrect { color, reason })];
         let penalty = self.regs.penalty();
         out.push(self.add_time(color.other(), penalty, at, "FIDE-9.5c"));
-        if has_move {
-            if let Some(i) = intended {
-                let forced = match intended_move {
-                    Some(m) => Some(Obligation {
-                        allowed: vec![m],
+        if has_move && let Some(i) = intended {
+            let forced = match intended_move {
+                Some(m) => Some(Obligation {
+                    allowed: vec![m],
+                    rule: "FIDE-9.5c",
+                    reason: "the move written with an incorrect claim must be played".into(),
+                }),
+                None => {
+                    let moves =
+                        self.position().legal_moves_filtered(Bitboard::from_square(i.from), Bitboard::FULL);
+                    (!moves.is_empty()).then(|| Obligation {
+                        allowed: moves.to_vec(),
                         rule: "FIDE-9.5c",
-                        reason: "the move written with an incorrect claim must be played".into(),
-                    }),
-                    None => {
-                        let moves = self
-                            .position()
-                            .legal_moves_filtered(Bitboard::from_square(i.from), Bitboard::FULL);
-                        (!moves.is_empty()).then(|| Obligation {
-                            allowed: moves.to_vec(),
-                            rule: "FIDE-9.5c",
-                            reason: format!(
-                                "the intended move is illegal: another move with the piece on {}",
-                                i.from
-                            ),
-                        })
-                    }
-                };
-                if let Some(f) = forced {
-                    out.push(self.obligation_ruling(color, &f));
-                    self.turn.forced = Some(f);
+                        reason: format!(
+                            "the intended move is illegal: another move with the piece on {}",
+                            i.from
+                        ),
+                    })
                 }
+            };
+            if let Some(f) = forced {
+                out.push(self.obligation_ruling(color, &f));
+                self.turn.forced = Some(f);
             }
         }
         Ok(out)

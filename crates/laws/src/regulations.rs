@@ -191,31 +191,31 @@ impl Regulations {
                 return Err(RegulationsError::GuidelinesIiiOnline);
             }
         }
-        if let Some(p) = self.penalty_ms {
-            if !(1_000..=60 * MINUTE).contains(&p) {
-                return Err(RegulationsError::Penalty(p));
-            }
+        if let Some(p) = self.penalty_ms
+            && !(1_000..=60 * MINUTE).contains(&p)
+        {
+            return Err(RegulationsError::Penalty(p));
         }
-        if let Some(d) = self.default_time_ms {
-            if !(0..=DAY).contains(&d) {
-                return Err(RegulationsError::DefaultTime(d));
-            }
+        if let Some(d) = self.default_time_ms
+            && !(0..=DAY).contains(&d)
+        {
+            return Err(RegulationsError::DefaultTime(d));
         }
         if let DrawOfferRestriction::BeforeMove(0) = self.draw_offers {
             return Err(RegulationsError::DrawRestriction(0));
         }
-        if let DevicePenalty::DeductTime(ms) = self.device_penalty {
-            if !(1_000..=60 * MINUTE).contains(&ms) {
-                return Err(RegulationsError::DevicePenalty(ms));
-            }
+        if let DevicePenalty::DeductTime(ms) = self.device_penalty
+            && !(1_000..=60 * MINUTE).contains(&ms)
+        {
+            return Err(RegulationsError::DevicePenalty(ms));
         }
         if !(0..=5_000).contains(&self.max_lag_compensation_ms) {
             return Err(RegulationsError::LagCompensation(self.max_lag_compensation_ms));
         }
-        if let Some(w) = self.reconnect_window_ms {
-            if !(1_000..=DAY).contains(&w) {
-                return Err(RegulationsError::ReconnectWindow(w));
-            }
+        if let Some(w) = self.reconnect_window_ms
+            && !(1_000..=DAY).contains(&w)
+        {
+            return Err(RegulationsError::ReconnectWindow(w));
         }
         if !self.observe {
             // An illegal move that nobody acted on stands (A.5.2), which can

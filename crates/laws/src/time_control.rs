@@ -1090,6 +1090,20 @@ fn write_human_periods(out: &mut String, periods: &[Period]) {
     }
 }
 
+/// Stored as its PGN form, and validated when read back.
+impl From<TimeControl> for String {
+    fn from(tc: TimeControl) -> String {
+        tc.to_pgn()
+    }
+}
+
+impl TryFrom<String> for TimeControl {
+    type Error = TimeControlError;
+    fn try_from(text: String) -> Result<TimeControl, TimeControlError> {
+        TimeControl::from_pgn(&text)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1126,19 +1140,5 @@ mod tests {
         assert_eq!(to_ms(2, 5, 1, SECOND_MS), Some(2_500));
         assert_eq!(to_ms(0, 1, 4, SECOND_MS), None);
         assert_eq!(to_ms(u64::MAX, 0, 0, 2), None);
-    }
-}
-
-/// Stored as its PGN form, and validated when read back.
-impl From<TimeControl> for String {
-    fn from(tc: TimeControl) -> String {
-        tc.to_pgn()
-    }
-}
-
-impl TryFrom<String> for TimeControl {
-    type Error = TimeControlError;
-    fn try_from(text: String) -> Result<TimeControl, TimeControlError> {
-        TimeControl::from_pgn(&text)
     }
 }
