@@ -38,15 +38,24 @@
 //!    never move, and which squares every other piece can ever reach; if no
 //!    winner piece can ever attack a square the loser's king can reach (or only
 //!    same-coloured bishops can, and the flight squares of the other colour
-//!    can never all be blocked), no mate exists. Kings that can never move
-//!    act as walls and guards. Outside the quick mode it is also tried one
+//!    can never all be blocked; or only pawns that never capture, whose
+//!    checks the king can always answer by taking the undefended pawn), no
+//!    mate exists. Kings that can never move act as walls and guards; a
+//!    pawn that only a king can take stays locked when that capture always
+//!    stalemates (the "stalemate motif"); when only the loser's king can
+//!    move, a mate needing the winner's king in place before the loser's
+//!    last move, next to the square it came from, is impossible (the
+//!    "tempo" rule); castling rights are harmless when a frozen piece stands
+//!    between king and rook. Outside the quick mode it is also tried one
 //!    ply deeper: if after every legal move (and the forced replies) the
 //!    position is proved dead, so is this one.
 //! 5. **Depth-shaped search** with iterative deepening and a transposition
 //!    table, on a tenth of the budget (half of it when only a promotion of
 //!    the loser can give the winner a mate). The depth cost of a move follows
 //!    D3-Chess: a mating corner is chosen on the loser's back rank (its
-//!    colour from the bishops); the winner's captures and pawn moves to its
+//!    colour from the bishops; for a lone knight that needs a promoted
+//!    blocker, on the loser's promotion rank beside its leading pawn); the
+//!    winner's captures and pawn moves to its
 //!    6th rank, kings and knights heading for their target squares (the
 //!    winner's king two squares in front of the corner, the loser's king the
 //!    corner, the loser's other pieces the square beside it), the loser's pawn
@@ -83,10 +92,10 @@ use crate::position::Position;
 use crate::types::{Color, Move};
 use search::{Outcome, Searcher};
 
-/// The node budget of [`can_mate`]: a definite answer for all but 29 of the
-/// 3,606 queries of the D3-Chess test vectors (2 of those 29 are among the 20
-/// that D3-Chess leaves undetermined), at about 6 ms per query on average
-/// over them and 0.6 s in the worst case (release build, shared machine),
+/// The node budget of [`can_mate`]: a definite answer for all but 3 of the
+/// 3,606 queries of the D3-Chess test vectors (2 of those 3 are among the 20
+/// that D3-Chess leaves undetermined), at about 3.4 ms per query on average
+/// over them and 0.3 s in the worst case (release build, shared machine),
 /// using up to some tens of megabytes while it runs.
 pub const DEFAULT_BUDGET: u64 = 200_000;
 

@@ -421,6 +421,17 @@ impl Searcher {
         // Seen from White as the winner: h8 is dark, a8 light.
         let corner = if dark { Square::H8 } else { Square::A8 };
         self.corner = if self.winner.is_white() { corner } else { Square::new(corner.index() as u32 ^ 63) };
+        // When only a promotion of the loser can give a lone knight a mate,
+        // the mate happens where the promoted piece can block: in a corner of
+        // the loser's promotion rank, on the side of its most advanced pawn.
+        // (Bishops keep the corner of their colour.)
+        let loser = self.winner.other();
+        let pawns = b.pawns() & b.by_color(loser);
+        if wb.is_empty() && pawns.any() && self.need_loser_promotion(pos) {
+            let lead = pawns.iter().max_by_key(|p| p.rank().relative_to(loser)).unwrap_or(Square::A1);
+            let file = if lead.file().index() < 4 { crate::types::File::A } else { crate::types::File::H };
+            self.corner = Square::from_coords(file, loser.other().back_rank());
+        }
     }
 
     /// The square a piece of `role` heads for: for the winner, its king two
@@ -470,7 +481,7 @@ impl Searcher {
             }
         } else {
             if ctx.need_loser_promotion {
-                let heavy = matches!(m.promotion_role(), Some(Role::Queen | Role::Rook));
+                let heavy = m.promotion_role() == Some(Role::Queen);
                 v = if role == Role::Pawn && !heavy { REWARD } else { PUNISH };
             }
             if going(false) {
