@@ -1331,8 +1331,6 @@ impl Game {
             Some(Pending::UnfinishedPromotion { color: c, .. }) if c == color => {
                 // 7.5.2: the move stands with a queen; penalised as illegal.
                 let report = self.clock.press(Timestamp(at)).map_err(clock_rejection)?;
-                let credited = report.credited_ms();
-                let _ = credited;
                 self.revoke_credit(report.credited_ms(), color, at);
                 out.push(Ruling::new(
                     "FIDE-7.5.2",
