@@ -1,1 +1,5 @@
 //! # arbiter-server
+//!
+//! The Arbiter gRPC service.
+
+pub mod store;

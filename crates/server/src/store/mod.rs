@@ -1,0 +1,187 @@
+//! Durable storage: an append-only event log per game, the games' index and
+//! the role tokens.
+//!
+//! [`EventStore`] is the contract; [`sqlite::SqliteStore`] is the embedded
+//! default and the PostgreSQL backend is a second implementation of the same
+//! contract (one conformance suite runs against both). The server only ever
+//! talks to [`Storage`], which dispatches to the backend chosen by the URL.
+//!
+//! Invariants every backend keeps:
+//! - events of a game have sequence numbers 1, 2, 3... without gaps; the
+//!   primary key `(game_id, seq)` decides between concurrent writers;
+//! - a request id appears at most once per game (and once among game
+//!   creations): a retried request finds the original answer;
+//! - an append is acknowledged only once it is durably committed;
+//! - an append is all or nothing, and a failed append leaves nothing behind.
+
+pub mod sqlite;
+
+use std::future::Future;
+
+/// A game's row in the index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameRow {
+    /// The game id (the `{game}` of `games/{game}`).
+    pub id: String,
+    /// The request id of the `CreateGame` call that made it, if any.
+    pub request_id: Option<String>,
+    pub created_wall_ms: i64,
+    /// Tournament labels used by `ListGames` filters.
+    pub event_name: String,
+    pub round: String,
+    pub white: String,
+    pub black: String,
+    /// Everything needed to rebuild the game (regulations, players...), as
+    /// JSON written by the server. Opaque to the store.
+    pub spec_json: String,
+    /// `PENDING`, `IN_PROGRESS` or `FINISHED` (kept by the appends).
+    pub status: String,
+    /// The result once finished (`1-0`, `0-1`, `1/2-1/2`, ...).
+    pub result: Option<String>,
+    /// The sequence number of the last event (0 before any).
+    pub last_seq: i64,
+    pub updated_wall_ms: i64,
+}
+
+/// One event of a game's log, with the rulings it produced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventRow {
+    pub game_id: String,
+    /// 1, 2, 3... per game.
+    pub seq: i64,
+    pub request_id: Option<String>,
+    /// Who caused it: `white`, `black`, `arbiter`, `service`, `timer`, `server`.
+    pub actor: String,
+    /// The instant on the game's own timeline (milliseconds), as given to
+    /// the Laws state machine.
+    pub at_ms: i64,
+    /// Wall-clock time when it was recorded (Unix milliseconds).
+    pub wall_ms: i64,
+    /// The event, as JSON written by the server. Opaque to the store.
+    pub event_json: String,
+    /// The rulings it produced, as JSON written by the server. Opaque.
+    pub rulings_json: String,
+}
+
+/// Events to append to one game, all or nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Append {
+    pub game_id: String,
+    /// The game's `last_seq` the writer saw; the events get the next
+    /// numbers. If another writer got there first, the append fails with
+    /// [`StoreError::Conflict`].
+    pub expected_last_seq: i64,
+    /// The events, in order; their `seq` fields must be
+    /// `expected_last_seq + 1, + 2, ...` (checked).
+    pub events: Vec<EventRow>,
+    /// The game's status and result after these events.
+    pub status: String,
+    pub result: Option<String>,
+}
+
+/// `ListGames` filters and page.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GameFilter {
+    pub event_name: Option<String>,
+    pub round: Option<String>,
+    pub status: Option<String>,
+    /// Only games whose id sorts after this one (the page token).
+    pub after_id: Option<String>,
+    /// At most this many rows (1..=1000).
+    pub limit: u32,
+}
+
+/// A role token (stored hashed; the secret is never stored).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TokenRow {
+    /// Public token id (the part of the token before the secret).
+    pub id: String,
+    /// Hex SHA-256 of the secret.
+    pub secret_sha256: String,
+    /// `service`, `arbiter` or `viewer`.
+    pub role: String,
+    pub label: String,
+    pub created_wall_ms: i64,
+}
+
+/// What can go wrong in storage.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// Another writer appended first (the `(game, seq)` key decided).
+    #[error("game {game_id} changed concurrently: expected last event {expected}")]
+    Conflict { game_id: String, expected: i64 },
+    /// The request id was already used for this game (or for a creation).
+    #[error("request id {request_id:?} was already used")]
+    DuplicateRequest { request_id: String },
+    /// A game with this id already exists.
+    #[error("game {0} already exists")]
+    AlreadyExists(String),
+    /// No such game.
+    #[error("game {0} not found")]
+    NotFound(String),
+    /// The caller broke the contract (sequence numbers not consecutive...).
+    #[error("invalid append: {0}")]
+    Invalid(String),
+    /// The database is unreachable, full or failing: try again later.
+    #[error("storage unavailable: {0}")]
+    Unavailable(String),
+}
+
+/// The storage contract. Every method is a single atomic operation.
+pub trait EventStore: Send + Sync {
+    /// Creates a game (status `PENDING`, `last_seq` 0).
+    ///
+    /// # Errors
+    /// [`StoreError::AlreadyExists`] for a taken id,
+    /// [`StoreError::DuplicateRequest`] for a used request id,
+    /// [`StoreError::Unavailable`].
+    fn create_game(&self, game: &GameRow) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// The game with this id.
+    fn game(&self, id: &str) -> impl Future<Output = Result<Option<GameRow>, StoreError>> + Send;
+    /// The game created by this request id.
+    fn game_by_request(&self, request_id: &str)
+    -> impl Future<Output = Result<Option<GameRow>, StoreError>> + Send;
+    /// Games matching the filter, ordered by id.
+    fn list_games(&self, filter: &GameFilter) -> impl Future<Output = Result<Vec<GameRow>, StoreError>> + Send;
+    /// Ids of games whose status is `PENDING` or `IN_PROGRESS` (to arm their
+    /// timers after a restart).
+    fn unfinished_games(&self) -> impl Future<Output = Result<Vec<String>, StoreError>> + Send;
+    /// Events of a game with `seq > after_seq`, in order, at most `limit`.
+    fn events(
+        &self,
+        game_id: &str,
+        after_seq: i64,
+        limit: u32,
+    ) -> impl Future<Output = Result<Vec<EventRow>, StoreError>> + Send;
+    /// The event recorded for this request id in this game.
+    fn event_by_request(
+        &self,
+        game_id: &str,
+        request_id: &str,
+    ) -> impl Future<Output = Result<Option<EventRow>, StoreError>> + Send;
+    /// Appends events to a game and updates its status, durably, all or
+    /// nothing.
+    ///
+    /// # Errors
+    /// [`StoreError::Conflict`], [`StoreError::DuplicateRequest`],
+    /// [`StoreError::NotFound`], [`StoreError::Invalid`],
+    /// [`StoreError::Unavailable`].
+    fn append(&self, append: Append) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// Stores a role token.
+    fn insert_token(&self, token: &TokenRow) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// The role token with this id.
+    fn token(&self, id: &str) -> impl Future<Output = Result<Option<TokenRow>, StoreError>> + Send;
+    /// Number of role tokens stored.
+    fn token_count(&self) -> impl Future<Output = Result<u64, StoreError>> + Send;
+    /// A value of the `meta` table (server key...), inserting `default` if
+    /// absent, atomically (every replica gets the same value).
+    fn meta_get_or_insert(
+        &self,
+        key: &str,
+        default: &str,
+    ) -> impl Future<Output = Result<String, StoreError>> + Send;
+    /// Whether the database answers (readiness).
+    fn ping(&self) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// Flushes and closes (graceful shutdown).
+    fn close(&self) -> impl Future<Output = ()> + Send;
+}

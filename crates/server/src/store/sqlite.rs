@@ -1,0 +1,1 @@
+//! The embedded SQLite backend (to be written).
