@@ -1,6 +1,6 @@
 //! What happens at the board and at the arbiter's desk: the input of the
 //! state machine. Every event comes with the instant it happened (see
-//! [`crate::Timestamp`]); events are facts, rulings are what the Laws make
+//! [`crate::clock::Timestamp`]); events are facts, rulings are what the Laws make
 //! of them.
 
 use arbiter_chess::{Color, Role, Square};
@@ -59,10 +59,14 @@ pub enum PenaltyKind {
     AddTimeToOpponent(i64),
     /// 12.9.3: deduct this many milliseconds from the offender's time.
     DeductTime(i64),
-    /// 12.9.4: raise the opponent's score to the game maximum.
+    /// 12.9.4: raise the opponent's score to the game maximum (the offender
+    /// then scores a loss: Law 10.1 allows no total above the maximum). The
+    /// game goes on; the penalty applies to its result (at once if it is
+    /// over), see [`crate::scoring::GameResult::with_adjustments`].
     RaiseOpponentScore,
     /// 12.9.5: reduce the offender's score (the game is scored as lost
-    /// for the offender; the opponent's score is kept).
+    /// for the offender; the opponent's score is kept). The game goes on;
+    /// the penalty applies to its result (at once if it is over).
     ReduceScore,
     /// 12.9.6: declare the game lost by the offender (the arbiter decides
     /// the opponent's score: a win here).
@@ -237,6 +241,42 @@ pub enum Event {
         id: u32,
         answer: Answer,
     },
+    /// An error in setting up the game found during the game (7.2, 7.3):
+    /// a wrong initial position, a wrongly oriented board, or colours
+    /// reversed. Depending on the error and the moves played, the game is
+    /// annulled (a new game is to be played) or continues.
+    SetupErrorFound {
+        error: SetupError,
+    },
+
+    // --- System ---
+    /// The service restarted and reloaded this running game. The service's
+    /// timeline skips the outage (it continues from the last instant it
+    /// persisted), so no clock changes; the outage is recorded (6.11: the
+    /// arbiter decides how play resumes after an interruption). Applies to a
+    /// started game that is not over; like an arbiter action, it is recorded
+    /// even when time ended the game at the same instant.
+    ServiceResumed {
+        /// How long the service was down, in milliseconds of wall time.
+        outage_ms: i64,
+    },
+}
+
+/// An error in setting up the game (Law 7.2, 7.3).
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SetupError {
+    /// 7.2.1: the initial position of the pieces was wrong. The game is
+    /// annulled and a new game played; in rapid and blitz under A.5 no claim
+    /// is possible once each player has completed ten moves (A.5.1.2).
+    WrongInitialPosition,
+    /// 7.2.2: the chessboard was placed contrary to 2.1. The game continues
+    /// (the position is transferred to a correctly placed board); under A.5
+    /// no claim once each player has completed ten moves (A.5.1.2).
+    BoardWronglyOriented,
+    /// 7.3 (OCR 15.2 online): the game started with colours reversed. Before
+    /// ten moves have been made by both players the game is annulled and a
+    /// new game played with the correct colours; after that it continues.
+    ColoursReversed,
 }
 
 impl Event {
@@ -266,7 +306,9 @@ impl Event {
         }
     }
 
-    /// `true` for arbiter actions (and the timer tick).
+    /// `true` for arbiter actions and system events (the timer tick, a
+    /// service restart): everything that is not a player's act. These still
+    /// apply when time ends the game at the same instant.
     pub fn is_arbiter_action(&self) -> bool {
         self.player().is_none()
     }

@@ -39,12 +39,35 @@
 //! - A default (6.7) or a device found before the game is under way (11.3.2)
 //!   gives an unplayed forfeit result (+/-, -/+, -/-). A player who moves is
 //!   at the board.
+//! - Set-up errors (`SetupErrorFound`, found before the game ends; after it
+//!   the result stands): a wrong initial position (7.2.1) annuls the game
+//!   ([`GameResult::Annulled`]: a new game is played); a wrongly oriented
+//!   board (7.2.2) lets it continue; in rapid and blitz under A.5 (B.3) both
+//!   are refused once each player has completed ten moves (A.5.1.2). Colours
+//!   reversed (7.3, online OCR 15.2) annul the game unless both players have
+//!   made ten moves ("made": Black's tenth move on the board is enough); then
+//!   it continues and the result stands by the colours played. A wrongly
+//!   oriented board cannot occur online.
+//! - 12.9.4 and 12.9.5 do not end the game: they are score adjustments
+//!   applied to the result it reaches (at once if it is over; a later
+//!   corrected result keeps them). Law 10.1 bounds them: a penalised player
+//!   scores a loss, the opponent of a 12.9.4 offender a win unless penalised
+//!   himself, so a draw becomes 0-½ (12.9.5 on White) or 0-1 (12.9.4 on
+//!   White), never 1-½ (see `scoring`). The end keeps the board result in
+//!   `GameEnd::board_result`. Unplayed and annulled games take no score
+//!   penalty. 12.9.6 still ends the game as a loss.
+//! - After a restart of the service, `ServiceResumed` records the outage
+//!   (6.11) and changes no clock: the service's timeline skips it.
 //!
 //! Not modelled yet (so `observe = false` is refused by the regulations): illegal
 //! moves that stand because nobody observed or claimed them (A.5.2) and
-//! illegal positions (both kings in check, a pawn on its last rank, A.5.4)
-//! need a board that can hold illegal positions, which
-//! `arbiter_chess::Position` cannot; colours or set-up errors (7.2, 7.3).
+//! illegal positions (a king left in check, both kings in check, a pawn on
+//! its last rank, A.5.4) need a board that can hold illegal positions, which
+//! `arbiter_chess::Position` cannot (AS-23, AS-24 and AS-25 all play on
+//! such positions), and a record that can hold a move that is not legal,
+//! which `arbiter_chess::GameRecord` cannot (it is read back by replaying
+//! legal moves). Nor are the castling bans of A.5.1.2 for a misplaced king or
+//! rook: the record holds the set-up the service was given, not the wrong one.
 
 use arbiter_chess::dead::{self, Mateability};
 use arbiter_chess::{
@@ -52,11 +75,11 @@ use arbiter_chess::{
 };
 
 use crate::clock::{Clock, ClockConfig, ClockError, Timestamp};
-use crate::event::{Answer, ClaimKind, DeclaredResult, Event, MoveInput, PenaltyKind, TouchKind};
-use crate::regulations::{DevicePenalty, DrawOfferRestriction, Regulations, RegulationsError};
+use crate::event::{Answer, ClaimKind, DeclaredResult, Event, MoveInput, PenaltyKind, SetupError, TouchKind};
+use crate::regulations::{DevicePenalty, DrawOfferRestriction, Regime, Regulations, RegulationsError};
 use crate::ruling::{Decision, GameEnd, RejectReason, Rejection, Ruling};
-use crate::scoring::GameResult;
-use crate::time_control::Bonus;
+use crate::scoring::{GameResult, PointSystem, Points, ScoreAdjustment, ScoreAdjustmentKind, ScoringError};
+use crate::time_control::{Bonus, Category};
 use crate::touch::{self, Obligation};
 
 /// A pending draw offer.
@@ -150,6 +173,9 @@ pub struct Game {
     disconnected_at: [Option<i64>; 2],
     /// Whether a question keeps the clocks paused (III.5).
     paused_for_question: Option<u32>,
+    /// Score penalties (12.9.4, 12.9.5), applied to the result at the end.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    score_adjustments: Vec<ScoreAdjustment>,
 }
 
 type Outcome = Result<Vec<Ruling>, Rejection>;
@@ -204,6 +230,7 @@ impl Game {
             arrived: [false; 2],
             disconnected_at: [None; 2],
             paused_for_question: None,
+            score_adjustments: Vec::new(),
         })
     }
 
@@ -259,6 +286,31 @@ impl Game {
 
     pub fn open_questions(&self) -> &[Question] {
         &self.questions
+    }
+
+    /// The score penalties given so far (12.9.4, 12.9.5), in order.
+    pub fn score_adjustments(&self) -> &[ScoreAdjustment] {
+        &self.score_adjustments
+    }
+
+    /// The points of White and Black under `system` once the game is over,
+    /// score penalties included (the end's result already carries them, see
+    /// [`GameResult::with_adjustments`]); `None` while the game goes on.
+    ///
+    /// # Errors
+    /// Those of [`crate::scoring::points`]: an annulled game has no score.
+    pub fn adjusted_points(&self, system: &PointSystem) -> Option<Result<(Points, Points), ScoringError>> {
+        self.end.as_ref().map(|e| crate::scoring::points(e.result, system))
+    }
+
+    /// Moves `color` has completed (a move made and not yet completed does
+    /// not count).
+    pub fn moves_completed(&self, color: Color) -> u32 {
+        let pending = matches!(
+            &self.pending,
+            Some(Pending::Legal { color: c, .. } | Pending::UnfinishedPromotion { color: c, .. }) if *c == color
+        );
+        self.moves_made[color.index()].saturating_sub(u32::from(pending))
     }
 
     /// The moves the player having the move is bound to, if any.
@@ -326,11 +378,16 @@ impl Game {
         let mut rulings = self.observe_time(at);
         if self.end.is_some() && !rulings.is_empty() {
             // Time decided the game before this event could act (P2: a flag
-            // observed before a mating move). Arbiter actions still apply.
-            if event.is_arbiter_action()
-                && let Ok(mut more) = self.dispatch(event, at)
-            {
-                rulings.append(&mut more);
+            // observed before a mating move). Arbiter actions still apply;
+            // a service outage is recorded although the game is now over.
+            if event.is_arbiter_action() {
+                let more = match event {
+                    Event::ServiceResumed { outage_ms } => self.service_resumed(*outage_ms),
+                    _ => self.dispatch(event, at),
+                };
+                if let Ok(mut more) = more {
+                    rulings.append(&mut more);
+                }
             }
             return Ok(rulings);
         }
@@ -364,7 +421,31 @@ impl Game {
 
     fn dispatch(&mut self, event: &Event, at: i64) -> Outcome {
         use Event::*;
-        let over_ok = matches!(event, DeclareResult { .. } | AnswerQuestion { .. } | Tick);
+        if let ServiceResumed { .. } = event
+            && (self.started_at.is_none() || self.end.is_some())
+        {
+            let message = if self.end.is_some() {
+                "the game is over: there is no play to resume"
+            } else {
+                "the game has not started: there is no play to resume"
+            };
+            return Err(reject(RejectReason::NotApplicable, Some("FIDE-6.11"), message));
+        }
+        if let SetupErrorFound { error } = event
+            && self.end.is_some()
+        {
+            // Found only after the game: the result stands (7.2 comm., 7.3).
+            return Err(reject(
+                RejectReason::GameOver,
+                Some(self.setup_rule(*error)),
+                "the game is over: a set-up error found after the game leaves the result standing",
+            ));
+        }
+        // Score penalties may also be given once the game is over: they
+        // change its score.
+        let score_penalty =
+            matches!(event, Penalty { kind: PenaltyKind::RaiseOpponentScore | PenaltyKind::ReduceScore, .. });
+        let over_ok = score_penalty || matches!(event, DeclareResult { .. } | AnswerQuestion { .. } | Tick);
         if self.end.is_some() && !over_ok {
             return Err(reject(RejectReason::GameOver, None, "the game is over"));
         }
@@ -410,6 +491,8 @@ impl Game {
             DeclareResult { result } => self.declare_result(*result),
             DeviceFound { color } => self.device_found(*color, at),
             AnswerQuestion { id, answer } => self.answer_question(*id, *answer, at),
+            SetupErrorFound { error } => self.setup_error(*error),
+            ServiceResumed { outage_ms } => self.service_resumed(*outage_ms),
         }
     }
 
@@ -479,19 +562,18 @@ impl Game {
 
     // ----- Results -----
 
+    /// Ends the game with `result` on the board; score penalties (12.9.4,
+    /// 12.9.5) given so far apply to it.
     fn finish(&mut self, result: GameResult, reason: &str, rule: &'static str) -> Ruling {
-        let armageddon_winner = if self.regs.armageddon {
-            match result {
-                GameResult::WhiteWins | GameResult::WhiteWinsByForfeit => Some(Color::White),
-                GameResult::BlackWins | GameResult::BlackWinsByForfeit | GameResult::Draw => {
-                    Some(Color::Black)
-                }
-                _ => None,
-            }
+        let (result, board_result) = if !self.score_adjustments.is_empty() && result.is_played() {
+            (result.with_adjustments(&self.score_adjustments), Some(result))
         } else {
-            None
+            (result, None)
         };
-        let end = GameEnd { result, reason: reason.to_owned(), rule, armageddon_winner };
+        // ARM-1: a draw counts as a win for Black.
+        let armageddon_winner =
+            if self.regs.armageddon { result.armageddon_match_result().winner() } else { None };
+        let end = GameEnd { result, reason: reason.to_owned(), rule, armageddon_winner, board_result };
         self.end = Some(end.clone());
         self.offer = None;
         self.premove = None;
@@ -696,10 +778,140 @@ impl Game {
                 }
                 vec![self.add_time(color, -ms, at, "FIDE-12.9")]
             }
-            PenaltyKind::RaiseOpponentScore | PenaltyKind::ReduceScore | PenaltyKind::DeclareLost => {
+            PenaltyKind::RaiseOpponentScore | PenaltyKind::ReduceScore => {
+                return self.score_penalty(color, kind);
+            }
+            PenaltyKind::DeclareLost => {
                 vec![self.finish(win_for(color.other()), "penalty of the arbiter", "FIDE-12.9")]
             }
         })
+    }
+
+    /// 12.9.4 and 12.9.5: the game goes on; the penalty applies to the
+    /// result it reaches, or at once to the result of a game that is over.
+    fn score_penalty(&mut self, offender: Color, kind: PenaltyKind) -> Outcome {
+        let (kind, rule) = match kind {
+            PenaltyKind::RaiseOpponentScore => (ScoreAdjustmentKind::RaiseOpponentScore, "FIDE-12.9.4"),
+            _ => (ScoreAdjustmentKind::ReduceScore, "FIDE-12.9.5"),
+        };
+        let ended = self.end.clone();
+        if let Some(end) = &ended
+            && !end.result.is_played()
+        {
+            return Err(reject(
+                RejectReason::NotApplicable,
+                Some(rule),
+                format!("the game has no score to change ({})", end.result),
+            ));
+        }
+        let adjustment = ScoreAdjustment { offender, kind };
+        self.score_adjustments.push(adjustment);
+        let mut out = vec![Ruling::new(rule, Decision::ScorePenalty { adjustment })];
+        if let Some(end) = ended {
+            let board = end.board_result.unwrap_or(end.result);
+            let over = self.finish(board, &end.reason, end.rule);
+            out.push(Ruling::new(rule, over.decision));
+        }
+        Ok(out)
+    }
+
+    // ----- Set-up errors (7.2, 7.3) and service outages -----
+
+    fn setup_rule(&self, error: SetupError) -> &'static str {
+        match error {
+            SetupError::WrongInitialPosition => "FIDE-7.2a",
+            SetupError::BoardWronglyOriented => "FIDE-7.2b",
+            SetupError::ColoursReversed if self.regs.mode.is_online() => "OCR-15.2",
+            SetupError::ColoursReversed => "FIDE-7.3",
+        }
+    }
+
+    /// A.5.1.2: in rapid and blitz under A.5 (B.3), once each player has
+    /// completed ten moves, no claim about the set-up or the orientation of
+    /// the board can be made.
+    fn setup_claims_closed(&self) -> bool {
+        self.regs.regime == Regime::Reduced
+            && matches!(self.regs.category(), Category::Rapid | Category::Blitz)
+            && Color::ALL.iter().all(|c| self.moves_completed(*c) >= 10)
+    }
+
+    fn setup_error(&mut self, error: SetupError) -> Outcome {
+        let rule = self.setup_rule(error);
+        let closed = || {
+            reject(
+                RejectReason::NotApplicable,
+                Some("FIDE-A.5.1"),
+                "each player has completed ten moves: under A.5 no claim about the set-up or the \
+                 orientation of the board can be made any more (A.5.1.2); the game continues. The \
+                 castling bans of A.5.1.2 for a misplaced king or rook are not modelled: the service \
+                 keeps the position it was given",
+            )
+        };
+        match error {
+            SetupError::WrongInitialPosition => {
+                if self.setup_claims_closed() {
+                    return Err(closed());
+                }
+                Ok(vec![self.finish(
+                    GameResult::Annulled,
+                    "wrong initial position: the game is annulled and a new game is to be played",
+                    rule,
+                )])
+            }
+            SetupError::BoardWronglyOriented => {
+                if self.regs.mode.is_online() {
+                    return Err(reject(
+                        RejectReason::NotApplicable,
+                        Some("OCR-1.3"),
+                        "the platform draws the board: it cannot be wrongly oriented",
+                    ));
+                }
+                if self.setup_claims_closed() {
+                    return Err(closed());
+                }
+                Ok(vec![Ruling::new(
+                    rule,
+                    Decision::SetupErrorStands {
+                        error,
+                        note: "the game continues; the position is transferred to a correctly placed board"
+                            .into(),
+                    },
+                )])
+            }
+            SetupError::ColoursReversed => {
+                if self.moves_made.iter().all(|&m| m >= 10) {
+                    Ok(vec![Ruling::new(
+                        rule,
+                        Decision::SetupErrorStands {
+                            error,
+                            note: "ten moves have been made by both players: the game continues with the \
+                                   colours as played"
+                                .into(),
+                        },
+                    )])
+                } else {
+                    Ok(vec![self.finish(
+                        GameResult::Annulled,
+                        "colours reversed before ten moves by both players: the game is annulled and a new \
+                         game is to be played with the correct colours",
+                        rule,
+                    )])
+                }
+            }
+        }
+    }
+
+    /// The service came back after an outage; its timeline skips the outage,
+    /// so no clock changes (6.11: the arbiter decides how play resumes).
+    fn service_resumed(&mut self, outage_ms: i64) -> Outcome {
+        if outage_ms < 0 {
+            return Err(reject(
+                RejectReason::InvalidArgument,
+                Some("FIDE-6.11"),
+                format!("an outage cannot last {outage_ms} ms"),
+            ));
+        }
+        Ok(vec![Ruling::new("FIDE-6.11", Decision::ClockResumedAfterOutage { outage_ms })])
     }
 
     fn reinstate(&mut self, ply: usize, at: i64) -> Outcome {

@@ -120,8 +120,14 @@ pub enum RegulationsError {
     LagCompensation(i64),
     #[error("the reconnect window must be between 1 second and 24 hours, got {0} ms")]
     ReconnectWindow(i64),
+    /// `observe = false`: see the message. The claim branch of A.5.2 alone
+    /// (the opponent claims before his next move) would be the observed
+    /// ruling; what sets the mode apart is what the service cannot hold.
     #[error(
-        "games whose moves are entered after the fact (observe = false: A.5.2, A.5.4) are not supported yet"
+        "games whose moves are entered after the fact (observe = false) are not supported: an illegal move \
+         nobody acted on stands (A.5.2) and play goes on from illegal positions (A.5.4: a king left in \
+         check, both kings in check, a pawn on its last rank), which neither the board \
+         (arbiter_chess::Position) nor the game record (legal moves only) can hold"
     )]
     NotObserved,
     #[error("the start position is not valid: {0}")]

@@ -17,6 +17,12 @@ pub struct GameEnd {
     /// Armageddon: the match result differs from the game result (a draw
     /// counts as a win for Black, ARM-1).
     pub armageddon_winner: Option<Color>,
+    /// When score penalties (12.9.4, 12.9.5) were given in a played game:
+    /// the result on the board, before them; `result` is then the score
+    /// after the penalties (a [`GameResult::Adjusted`] when they changed it).
+    /// `None` without score penalties.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board_result: Option<GameResult>,
 }
 
 /// What a ruling decided, with its facts.
@@ -134,6 +140,22 @@ pub enum Decision {
     IncrementIntroduced {
         increment_ms: i64,
     },
+    /// A set-up error (7.2.2; 7.3 after ten moves by both players) that does
+    /// not annul the game: play continues from the position reached. For
+    /// colours reversed, each player keeps the colour he played, and the
+    /// result is recorded by those colours. (An error that annuls the game
+    /// ends it with [`GameResult::Annulled`].)
+    SetupErrorStands {
+        error: crate::event::SetupError,
+        note: String,
+    },
+    /// A score penalty of 12.9.4 (raise the opponent's score to the maximum)
+    /// or 12.9.5 (reduce the offender's score): it applies to the result of
+    /// the game, when the game ends (at once if it is over). See
+    /// [`crate::scoring::GameResult::with_adjustments`].
+    ScorePenalty {
+        adjustment: crate::scoring::ScoreAdjustment,
+    },
     /// The game is over.
     GameOver(GameEnd),
 }
@@ -235,6 +257,9 @@ pub const RULE_IDS: &[&str] = &[
     "FIDE-6.6",
     "FIDE-6.7a",
     "FIDE-6.9",
+    "FIDE-7.2a",
+    "FIDE-7.2b",
+    "FIDE-7.3",
     "FIDE-7.5.1",
     "FIDE-7.5.2",
     "FIDE-7.5.4",
@@ -250,6 +275,9 @@ pub const RULE_IDS: &[&str] = &[
     "FIDE-9.6.2",
     "FIDE-11.3b",
     "FIDE-12.9",
+    "FIDE-12.9.4",
+    "FIDE-12.9.5",
+    "FIDE-A.5.1",
     "FIDE-A.5.2",
     "FIDE-A.5.4",
     "FIDE-III.4",
@@ -269,6 +297,7 @@ pub const RULE_IDS: &[&str] = &[
     "OCR-11.4",
     "OCR-11.4.1",
     "OCR-11.4.2",
+    "OCR-15.2",
     "OCR-15.3",
     "OCR-15.4",
 ];

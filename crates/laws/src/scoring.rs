@@ -27,6 +27,25 @@
 //! three are unplayed games. `0-0` is Law 11.8: both players are at fault and
 //! both lose; that game was played.
 //!
+//! An annulled game ([`GameResult::Annulled`], Law 7.2.1 wrong set-up and 7.3
+//! colours reversed, found early) has no score at all: a new game is played
+//! in its place. [`points`] refuses it and [`rated_scores`] does not rate it;
+//! its PGN result is `*`.
+//!
+//! # Score penalties (12.9.4, 12.9.5)
+//!
+//! The arbiter may raise the opponent's score to the maximum (12.9.4) or
+//! reduce the offender's score (12.9.5). Neither ends the game: they are
+//! [`ScoreAdjustment`]s applied to the result the game reaches
+//! ([`GameResult::with_adjustments`]). The Laws give no amount; the choice
+//! here, bounded by Law 10.1 (no total above the normal maximum, only the
+//! scores normally associated with a game): a penalised player (either
+//! penalty) scores a loss; the opponent of a 12.9.4 offender scores a win,
+//! unless he is penalised himself; every other score is the board's. So a
+//! draw becomes `0-½` under 12.9.5 on White and `0-1` under 12.9.4 on White
+//! (`1-½` would exceed the maximum), and a game where both players are
+//! penalised is `0-0`.
+//!
 //! # Armageddon
 //!
 //! Armageddon is an event regulation, not a Law (catalogue ARM-1 to ARM-3).
@@ -181,6 +200,10 @@ pub enum ScoringError {
     /// A CN-16 point difference below zero.
     #[error("the CN-16 point difference must not be negative (got {0})")]
     NegativeGradeDifference(GradePoints),
+    /// The game was annulled (7.2.1, 7.3): it has no score; a new game is
+    /// played in its place.
+    #[error("the game was annulled: it has no score (a new game is played)")]
+    Annulled,
     /// The exact CN-16 amount needs more than four decimal places.
     #[error("the exact CN-16 amount for D = {0} needs more than four decimal places")]
     InexactGradePoints(GradePoints),
@@ -206,6 +229,8 @@ pub enum NotRatedReason {
     /// Rapid and blitz since 1 December 2024: the players are 600 or more
     /// points apart and one of them is rated above 2600.
     RatingGap { difference: u16 },
+    /// The game was annulled (7.2.1, 7.3) and replaced by a new game.
+    Annulled,
 }
 
 impl fmt::Display for NotRatedReason {
@@ -214,6 +239,7 @@ impl fmt::Display for NotRatedReason {
             NotRatedReason::Unplayed => f.write_str("unplayed game (forfeit)"),
             NotRatedReason::NoMoveByBothPlayers => f.write_str("not both players made a move"),
             NotRatedReason::Armageddon => f.write_str("Armageddon games are not rated"),
+            NotRatedReason::Annulled => f.write_str("the game was annulled"),
             NotRatedReason::RatingGap { difference } => write!(
                 f,
                 "rapid/blitz game with a rating difference of {difference} (600 or more) and a player above 2600"
@@ -282,28 +308,102 @@ pub enum GameResult {
     /// the maximum) or 12.9.5 (reduce the offender's score), for example ½–0.
     /// The game was played. [`points`] checks it against Law 10.1.
     Adjusted { white: Score, black: Score },
+    /// The game was annulled and a new game is to be played in its place
+    /// (7.2.1 wrong initial position; 7.3 colours reversed before ten moves
+    /// by both players). It has no score: [`points`] refuses it,
+    /// [`rated_scores`] does not rate it, and its PGN result is `*`.
+    Annulled,
+}
+
+/// Which score penalty of Article 12.9.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScoreAdjustmentKind {
+    /// 12.9.4: the opponent's score is raised to the maximum of the game.
+    RaiseOpponentScore,
+    /// 12.9.5: the offender's score is reduced.
+    ReduceScore,
+}
+
+/// A score penalty given to `offender` (12.9.4, 12.9.5), applied to the
+/// result the game reaches (see the module docs).
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ScoreAdjustment {
+    pub offender: Color,
+    pub kind: ScoreAdjustmentKind,
 }
 
 impl GameResult {
     /// Each player's score, white first.
+    ///
+    /// An annulled game has no score; for it this returns `(Loss, Loss)`
+    /// only so that the signature stays total: check
+    /// [`GameResult::is_annulled`] (or use [`points`], which refuses it).
     #[must_use]
     pub const fn scores(self) -> (Score, Score) {
         match self {
             GameResult::WhiteWins | GameResult::WhiteWinsByForfeit => (Score::Win, Score::Loss),
             GameResult::BlackWins | GameResult::BlackWinsByForfeit => (Score::Loss, Score::Win),
             GameResult::Draw => (Score::Draw, Score::Draw),
-            GameResult::DoubleForfeit | GameResult::BothLose => (Score::Loss, Score::Loss),
+            GameResult::DoubleForfeit | GameResult::BothLose | GameResult::Annulled => {
+                (Score::Loss, Score::Loss)
+            }
             GameResult::Adjusted { white, black } => (white, black),
         }
     }
 
-    /// `false` for the forfeits `+/-`, `-/+` and `-/-`, which are unplayed.
+    /// `false` for the forfeits `+/-`, `-/+` and `-/-`, which are unplayed,
+    /// and for an annulled game, which a new game replaces.
     #[must_use]
     pub const fn is_played(self) -> bool {
         !matches!(
             self,
-            GameResult::WhiteWinsByForfeit | GameResult::BlackWinsByForfeit | GameResult::DoubleForfeit
+            GameResult::WhiteWinsByForfeit
+                | GameResult::BlackWinsByForfeit
+                | GameResult::DoubleForfeit
+                | GameResult::Annulled
         )
+    }
+
+    /// `true` for an annulled game (7.2.1, 7.3), which has no score.
+    #[must_use]
+    pub const fn is_annulled(self) -> bool {
+        matches!(self, GameResult::Annulled)
+    }
+
+    /// The result after the score penalties `adjustments` (12.9.4, 12.9.5),
+    /// by the rule of the module docs: a penalised player scores a loss; the
+    /// opponent of a 12.9.4 offender scores a win unless penalised himself;
+    /// other scores stay. Unplayed and annulled results have no score to
+    /// adjust and are returned unchanged, and so is a result the penalties
+    /// leave as it was; any other change gives [`GameResult::Adjusted`],
+    /// which always satisfies Law 10.1 under every valid [`PointSystem`].
+    #[must_use]
+    pub fn with_adjustments(self, adjustments: &[ScoreAdjustment]) -> GameResult {
+        if adjustments.is_empty() || !self.is_played() {
+            return self;
+        }
+        let penalised = |c: Color| adjustments.iter().any(|a| a.offender == c);
+        let raised = |c: Color| {
+            adjustments
+                .iter()
+                .any(|a| a.offender == c.other() && a.kind == ScoreAdjustmentKind::RaiseOpponentScore)
+        };
+        let (white, black) = self.scores();
+        let score = |c: Color, board: Score| {
+            if penalised(c) {
+                Score::Loss
+            } else if raised(c) {
+                Score::Win
+            } else {
+                board
+            }
+        };
+        let adjusted = (score(Color::White, white), score(Color::Black, black));
+        if adjusted == (white, black) {
+            self
+        } else {
+            GameResult::Adjusted { white: adjusted.0, black: adjusted.1 }
+        }
     }
 
     /// The side that won, if exactly one side won.
@@ -330,10 +430,12 @@ impl GameResult {
     }
 
     /// The usual notation: `1-0`, `0-1`, `½-½`, `+/-`, `-/+`, `-/-`, `0-0`;
-    /// adjusted results are written from their scores, e.g. `½-0`.
+    /// adjusted results are written from their scores, e.g. `½-0`; an
+    /// annulled game is `*` (no result).
     #[must_use]
     pub const fn notation(self) -> &'static str {
         match self {
+            GameResult::Annulled => "*",
             GameResult::WhiteWins => "1-0",
             GameResult::BlackWins => "0-1",
             GameResult::Draw => "½-½",
@@ -351,6 +453,25 @@ impl GameResult {
                 (Score::Loss, Score::Win) => "0-1",
                 (Score::Loss, Score::Draw) => "0-½",
                 (Score::Loss, Score::Loss) => "0-0",
+            },
+        }
+    }
+}
+
+impl GameResult {
+    /// The PGN `Result` tag and game termination marker (PGN standard 8.2.6):
+    /// `1-0`, `0-1`, `1/2-1/2`, or `*` for everything PGN cannot write (an
+    /// annulled game, a double forfeit, `0-0`, and adjusted scores that are
+    /// not a win/loss or a draw). A forfeit is written as the win it scores.
+    #[must_use]
+    pub const fn pgn_result(self) -> &'static str {
+        match self {
+            GameResult::Annulled | GameResult::DoubleForfeit | GameResult::BothLose => "*",
+            _ => match self.scores() {
+                (Score::Win, Score::Loss) => "1-0",
+                (Score::Loss, Score::Win) => "0-1",
+                (Score::Draw, Score::Draw) => "1/2-1/2",
+                _ => "*",
             },
         }
     }
@@ -525,9 +646,13 @@ impl Default for PointSystem {
 ///
 /// [`ScoringError::ExceedsGameMaximum`] for an [`GameResult::Adjusted`] score
 /// whose total exceeds [`PointSystem::game_maximum`] (for example 1–½): Law
-/// 10.1 says the total of a game can never exceed the normal maximum. The
-/// named results cannot fail.
+/// 10.1 says the total of a game can never exceed the normal maximum;
+/// [`ScoringError::Annulled`] for an annulled game, which has no score. The
+/// other named results cannot fail.
 pub fn points(result: GameResult, system: &PointSystem) -> Result<(Points, Points), ScoringError> {
+    if result.is_annulled() {
+        return Err(ScoringError::Annulled);
+    }
     let (white, black) = result.scores();
     let (white, black) = (system.value(white), system.value(black));
     let maximum = system.game_maximum();
@@ -555,7 +680,8 @@ pub enum GameKind {
 /// # Errors
 ///
 /// [`ScoringError::NotRated`] with [`NotRatedReason::Unplayed`] for a
-/// forfeit, [`NotRatedReason::Armageddon`] for an Armageddon game and
+/// forfeit, [`NotRatedReason::Annulled`] for an annulled game,
+/// [`NotRatedReason::Armageddon`] for an Armageddon game and
 /// [`NotRatedReason::NoMoveByBothPlayers`] when a player never moved. The
 /// rapid and blitz rating-gap rule depends on the ratings and is checked by
 /// [`rating_change`].
@@ -564,6 +690,9 @@ pub fn rated_scores(
     kind: GameKind,
     both_players_moved: bool,
 ) -> Result<(Score, Score), ScoringError> {
+    if result.is_annulled() {
+        return Err(ScoringError::NotRated(NotRatedReason::Annulled));
+    }
     if !result.is_played() {
         return Err(ScoringError::NotRated(NotRatedReason::Unplayed));
     }

@@ -4,7 +4,7 @@
 //! explained by elapsed time or by a ruling that names it).
 
 use arbiter_chess::{Color, Move, Square};
-use arbiter_laws::event::{Answer, ClaimKind, Event, MoveInput, PenaltyKind, TouchKind};
+use arbiter_laws::event::{Answer, ClaimKind, Event, MoveInput, PenaltyKind, SetupError, TouchKind};
 use arbiter_laws::game::Game;
 use arbiter_laws::regulations::{Mode, Regulations};
 use arbiter_laws::ruling::{Decision, Ruling};
@@ -100,6 +100,18 @@ fn random_event(rng: &mut Rng, g: &Game) -> Event {
             } else {
                 random_square(rng)
             },
+        },
+        93 => Event::ServiceResumed { outage_ms: rng.below(200_000) as i64 - 1_000 },
+        94 if rng.chance(10) => Event::SetupErrorFound {
+            error: [
+                SetupError::WrongInitialPosition,
+                SetupError::BoardWronglyOriented,
+                SetupError::ColoursReversed,
+            ][rng.below(3) as usize],
+        },
+        95 if rng.chance(30) => Event::Penalty {
+            color,
+            kind: if rng.chance(50) { PenaltyKind::RaiseOpponentScore } else { PenaltyKind::ReduceScore },
         },
         _ => Event::Tick,
     }

@@ -6,7 +6,9 @@
 mod common;
 
 use arbiter_chess::Role;
-use arbiter_laws::event::{Answer, ClaimKind, DeclaredResult, Event, MoveInput, PenaltyKind, TouchKind};
+use arbiter_laws::event::{
+    Answer, ClaimKind, DeclaredResult, Event, MoveInput, PenaltyKind, SetupError, TouchKind,
+};
 use arbiter_laws::regulations::{DrawOfferRestriction, Mode};
 use arbiter_laws::ruling::{Decision, GameResult};
 use common::*;
@@ -121,8 +123,77 @@ fn fide_12_9_penalties() {
     s.ev(Event::Penalty { color: W, kind: PenaltyKind::Warning });
     s.ev(Event::Penalty { color: W, kind: PenaltyKind::DeductTime(SEC) });
     assert_ruling(&s, "FIDE-12.9");
-    s.ev(Event::Penalty { color: W, kind: PenaltyKind::ReduceScore });
+    s.ev(Event::Penalty { color: W, kind: PenaltyKind::DeclareLost });
     assert_eq!(s.rule_of_end(), "FIDE-12.9");
+    assert_eq!(s.result(), Some(GameResult::BlackWins));
+}
+
+#[test]
+fn fide_12_9_4_and_12_9_5_score_penalties_apply_to_the_result() {
+    use arbiter_laws::scoring::Score;
+    let mut s = S::otb("90+30", None);
+    s.play("e4 e5");
+    let rs = s.ev(Event::Penalty { color: W, kind: PenaltyKind::ReduceScore });
+    assert_eq!(rules(&rs), ["FIDE-12.9.5"]);
+    assert!(!s.g.is_over(), "a score penalty does not end the game");
+    s.play("Nf3");
+    s.ev(Event::OfferDraw { color: W });
+    s.ev(Event::AcceptDraw { color: B });
+    assert_eq!(s.result(), Some(GameResult::Adjusted { white: Score::Loss, black: Score::Draw }));
+    assert_eq!(s.rule_of_end(), "FIDE-5.2.3");
+    // Given after the game, 12.9.4 changes the result at once.
+    let rs = s.ev(Event::Penalty { color: B, kind: PenaltyKind::RaiseOpponentScore });
+    assert_eq!(rules(&rs), ["FIDE-12.9.4", "FIDE-12.9.4"]);
+    // Both penalised: both lose.
+    assert_eq!(s.result(), Some(GameResult::Adjusted { white: Score::Loss, black: Score::Loss }));
+    assert_eq!(s.g.end().unwrap().board_result, Some(GameResult::Draw));
+}
+
+// ---------- Article 7.2, 7.3: set-up errors; service outages ----------
+
+#[test]
+fn fide_7_2a_wrong_initial_position_annuls() {
+    let mut s = S::otb("90+30", None);
+    s.play("e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O h3 Nb8 d4 Nbd7 c4 c6");
+    s.ev(Event::SetupErrorFound { error: SetupError::WrongInitialPosition });
+    assert_eq!(s.rule_of_end(), "FIDE-7.2a");
+    assert_eq!(s.result(), Some(GameResult::Annulled));
+}
+
+#[test]
+fn fide_7_2b_board_orientation_and_a_5_1_closed_after_ten_moves() {
+    let mut s = S::otb("90+30", None);
+    s.play("e4 e5");
+    let rs = s.ev(Event::SetupErrorFound { error: SetupError::BoardWronglyOriented });
+    assert_eq!(rules(&rs), ["FIDE-7.2b"]);
+    assert!(!s.g.is_over());
+    let mut s = S::otb("15+10", None);
+    s.play("Nf3 Nf6 Ng1 Ng8 Nc3 Nc6 Nb1 Nb8 e3 e6 Qe2 Qe7 Qd1 Qd8 d3 d6 Nf3 Nf6 Ng1 Ng8");
+    assert_rejected(&mut s, Event::SetupErrorFound { error: SetupError::BoardWronglyOriented }, "FIDE-A.5.1");
+    assert_rejected(&mut s, Event::SetupErrorFound { error: SetupError::WrongInitialPosition }, "FIDE-A.5.1");
+}
+
+#[test]
+fn fide_7_3_and_ocr_15_2_colours_reversed() {
+    let mut s = S::otb("90+30", None);
+    s.play("e4 e5");
+    s.ev(Event::SetupErrorFound { error: SetupError::ColoursReversed });
+    assert_eq!(s.rule_of_end(), "FIDE-7.3");
+    assert_eq!(s.result(), Some(GameResult::Annulled));
+    let mut s = S::online("90+30", None);
+    s.submit("e4 e5");
+    s.ev(Event::SetupErrorFound { error: SetupError::ColoursReversed });
+    assert_eq!(s.rule_of_end(), "OCR-15.2");
+    assert_rejected(&mut s, Event::SetupErrorFound { error: SetupError::ColoursReversed }, "OCR-15.2");
+}
+
+#[test]
+fn fide_6_11_service_resumed() {
+    let mut s = S::unstarted(regs("90+30", Mode::OverTheBoard, None));
+    assert_rejected(&mut s, Event::ServiceResumed { outage_ms: 1_000 }, "FIDE-6.11");
+    s.ev(Event::Start);
+    let rs = s.ev(Event::ServiceResumed { outage_ms: 1_000 });
+    assert_eq!(rules(&rs), ["FIDE-6.11"]);
 }
 
 #[test]

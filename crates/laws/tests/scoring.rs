@@ -9,8 +9,8 @@ use arbiter_chess::{Color, Outcome, Termination};
 use arbiter_laws::scoring::{
     CalendarDate, EXPECTED_SCORE_TABLE, FideRatingRules, GameKind, GameResult, GradeOutcome, GradePoints,
     KFactor, NotRatedReason, PlayerRatingProfile, PointSystem, Points, Rating, RatingCategory, RatingDelta,
-    Score, ScoringError, cn16_grade_changes, cn16_transfer, expected_score, k_factor, points, rated_scores,
-    rating_change,
+    Score, ScoreAdjustment, ScoreAdjustmentKind, ScoringError, cn16_grade_changes, cn16_transfer,
+    expected_score, k_factor, points, rated_scores, rating_change,
 };
 
 // ---------------------------------------------------------------------------
@@ -122,6 +122,93 @@ fn article_10_adjusted_score_may_not_exceed_the_normal_maximum() {
     ));
     let both_win = GameResult::Adjusted { white: Score::Win, black: Score::Win };
     assert!(points(both_win, &PointSystem::FIDE).is_err());
+}
+
+#[test]
+fn annulled_game_has_no_score_no_rating_and_pgn_star() {
+    let annulled = GameResult::Annulled;
+    assert_eq!(points(annulled, &PointSystem::FIDE), Err(ScoringError::Annulled));
+    assert_eq!(points(annulled, &PointSystem::THREE_ONE_ZERO), Err(ScoringError::Annulled));
+    assert_eq!(
+        rated_scores(annulled, GameKind::Regular, true),
+        Err(ScoringError::NotRated(NotRatedReason::Annulled))
+    );
+    assert!(annulled.is_annulled() && !annulled.is_played());
+    assert_eq!(annulled.winner(), None);
+    assert_eq!(annulled.notation(), "*");
+    assert_eq!(annulled.pgn_result(), "*");
+    assert_eq!(annulled.armageddon_match_result(), annulled);
+    assert_eq!(
+        annulled.with_adjustments(&[ScoreAdjustment {
+            offender: Color::White,
+            kind: ScoreAdjustmentKind::ReduceScore
+        }]),
+        annulled
+    );
+    assert!(!GameResult::Draw.is_annulled());
+}
+
+#[test]
+fn pgn_result_strings() {
+    let adjusted = |white, black| GameResult::Adjusted { white, black };
+    let cases = [
+        (GameResult::WhiteWins, "1-0"),
+        (GameResult::BlackWins, "0-1"),
+        (GameResult::Draw, "1/2-1/2"),
+        (GameResult::WhiteWinsByForfeit, "1-0"),
+        (GameResult::BlackWinsByForfeit, "0-1"),
+        (GameResult::DoubleForfeit, "*"),
+        (GameResult::BothLose, "*"),
+        (GameResult::Annulled, "*"),
+        (adjusted(Score::Win, Score::Loss), "1-0"),
+        (adjusted(Score::Loss, Score::Win), "0-1"),
+        (adjusted(Score::Draw, Score::Draw), "1/2-1/2"),
+        (adjusted(Score::Draw, Score::Loss), "*"),
+        (adjusted(Score::Loss, Score::Loss), "*"),
+    ];
+    for (result, pgn) in cases {
+        assert_eq!(result.pgn_result(), pgn, "{result:?}");
+    }
+}
+
+#[test]
+fn article_12_9_4_and_12_9_5_adjustments_of_each_result() {
+    use Score::{Draw as D, Loss as L, Win as W};
+    let adj = |offender, kind| ScoreAdjustment { offender, kind };
+    let reduce_w = adj(Color::White, ScoreAdjustmentKind::ReduceScore);
+    let reduce_b = adj(Color::Black, ScoreAdjustmentKind::ReduceScore);
+    let raise_w = adj(Color::White, ScoreAdjustmentKind::RaiseOpponentScore);
+    let raise_b = adj(Color::Black, ScoreAdjustmentKind::RaiseOpponentScore);
+    let a = |white, black| GameResult::Adjusted { white, black };
+    // (board result, penalties, expected), written out by hand.
+    let cases: &[(GameResult, &[ScoreAdjustment], GameResult)] = &[
+        (GameResult::Draw, &[], GameResult::Draw),
+        (GameResult::Draw, &[reduce_w], a(L, D)),
+        (GameResult::Draw, &[reduce_b], a(D, L)),
+        (GameResult::Draw, &[raise_w], a(L, W)),
+        (GameResult::Draw, &[raise_b], a(W, L)),
+        (GameResult::Draw, &[reduce_w, reduce_b], a(L, L)),
+        (GameResult::Draw, &[raise_w, raise_b], a(L, L)),
+        (GameResult::Draw, &[raise_w, reduce_b], a(L, L)),
+        (GameResult::WhiteWins, &[reduce_w], a(L, L)),
+        (GameResult::WhiteWins, &[raise_w], a(L, W)),
+        // Nothing to change: the named result stays.
+        (GameResult::WhiteWins, &[reduce_b], GameResult::WhiteWins),
+        (GameResult::WhiteWins, &[raise_b], GameResult::WhiteWins),
+        (GameResult::BlackWins, &[raise_w, raise_w], GameResult::BlackWins),
+        (GameResult::BothLose, &[raise_b], a(W, L)),
+        (a(D, L), &[reduce_w], a(L, L)),
+        // Unplayed results have no score to adjust.
+        (GameResult::WhiteWinsByForfeit, &[reduce_w], GameResult::WhiteWinsByForfeit),
+        (GameResult::DoubleForfeit, &[raise_w], GameResult::DoubleForfeit),
+    ];
+    for (board, penalties, expected) in cases {
+        let got = board.with_adjustments(penalties);
+        assert_eq!(got, *expected, "{board:?} with {penalties:?}");
+        // Law 10.1 holds for every adjusted result under both systems.
+        assert!(points(got, &PointSystem::FIDE).is_ok(), "{got:?}");
+        assert!(points(got, &PointSystem::THREE_ONE_ZERO).is_ok(), "{got:?}");
+    }
 }
 
 #[test]

@@ -12,7 +12,9 @@
 #![no_main]
 
 use arbiter_chess::{Color, Position, Role, Square};
-use arbiter_laws::event::{Answer, ClaimKind, DeclaredResult, Event, MoveInput, PenaltyKind, TouchKind};
+use arbiter_laws::event::{
+    Answer, ClaimKind, DeclaredResult, Event, MoveInput, PenaltyKind, SetupError, TouchKind,
+};
 use arbiter_laws::game::Game;
 use arbiter_laws::regulations::{DevicePenalty, DrawOfferRestriction, Mode, Regime, Regulations};
 use arbiter_laws::ruling::Decision;
@@ -161,7 +163,7 @@ fn event(b: &mut Bytes<'_>, g: &Game) -> Event {
     let c = b.byte();
     // Mostly the side to move acts.
     let color = if c % 5 == 4 { pos.turn().other() } else { pos.turn() };
-    match kind % 42 {
+    match kind % 44 {
         0..=7 => Event::MakeMove { color, mv: move_input(b, &pos) },
         8..=12 => Event::PressClock { color, other_hand: c % 13 == 0 },
         13..=15 => Event::SubmitMove { color, mv: move_input(b, &pos), premove: c % 3 == 0, lag_ms: 0 },
@@ -231,6 +233,14 @@ fn event(b: &mut Bytes<'_>, g: &Game) -> Event {
             } else {
                 b.square()
             },
+        },
+        41 => Event::ServiceResumed { outage_ms: i64::from(b.u16() as i16) * 10 },
+        42 if c % 4 == 0 => Event::SetupErrorFound {
+            error: [
+                SetupError::WrongInitialPosition,
+                SetupError::BoardWronglyOriented,
+                SetupError::ColoursReversed,
+            ][usize::from(b.byte() % 3)],
         },
         _ => Event::Tick,
     }
