@@ -1,5 +1,182 @@
 //! # arbiter-server
 //!
-//! The Arbiter gRPC service.
+//! The Arbiter gRPC service: games under the FIDE Laws of Chess, with a
+//! durable event log, bearer-token auth, live clocks that rule on flags on
+//! their own, health, reflection and Prometheus metrics.
+//!
+//! The binary `arbiterd` is a thin wrapper around [`run`], which takes a
+//! bound listener and a shutdown future, so tests bind `127.0.0.1:0` and
+//! stop the server when they are done.
 
+pub mod auth;
+pub mod convert;
+pub mod error;
+pub mod hall;
+pub mod pgn;
+pub mod service;
 pub mod store;
+pub mod table;
+mod telemetry;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use arbiter_proto::v1::arbiter_service_server::ArbiterServiceServer;
+use tokio::net::TcpListener;
+use tokio_stream::wrappers::TcpListenerStream;
+use tokio_util::sync::CancellationToken;
+use tonic::transport::{Identity, Server, ServerTlsConfig};
+
+use crate::auth::{Authority, Role};
+use crate::hall::Hall;
+use crate::service::Arbiter;
+use crate::store::{EventStore, Storage};
+
+pub use crate::telemetry::{metrics_text, serve_metrics};
+
+/// How the service runs. [`Config::new`] gives the defaults for a database.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// `sqlite://path` (created if missing) or `postgres://...`.
+    pub database_url: String,
+    /// Serve TLS with this PEM certificate chain and key.
+    pub tls: Option<TlsFiles>,
+    /// Role tokens from the configuration (never stored).
+    pub tokens: Vec<(Role, String)>,
+    /// WatchGame heartbeat interval.
+    pub heartbeat: Duration,
+    /// Largest request accepted, in bytes.
+    pub max_request_bytes: usize,
+    /// Concurrent HTTP/2 streams per connection.
+    pub max_streams_per_connection: u32,
+}
+
+/// A certificate chain and its private key, PEM.
+#[derive(Clone, Debug)]
+pub struct TlsFiles {
+    pub cert_pem: Vec<u8>,
+    pub key_pem: Vec<u8>,
+}
+
+impl Config {
+    pub fn new(database_url: impl Into<String>) -> Config {
+        Config {
+            database_url: database_url.into(),
+            tls: None,
+            tokens: Vec::new(),
+            heartbeat: Duration::from_secs(5),
+            max_request_bytes: 64 * 1024,
+            max_streams_per_connection: 1024,
+        }
+    }
+}
+
+/// Why the service could not start or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error("storage: {0}")]
+    Storage(#[from] store::StoreError),
+    #[error("TLS: {0}")]
+    Tls(String),
+    #[error("gRPC transport: {0}")]
+    Transport(#[from] tonic::transport::Error),
+    #[error("reflection: {0}")]
+    Reflection(String),
+}
+
+/// Opens storage and makes sure the player-token key exists.
+///
+/// # Errors
+/// [`ServerError::Storage`].
+pub async fn open_storage(url: &str) -> Result<(Storage, String), ServerError> {
+    let store = Storage::open(url).await?;
+    let key = store.meta_get_or_insert("player_token_key", &Authority::new_key()).await?;
+    Ok((store, key))
+}
+
+/// Serves the API on `listener` until `shutdown` completes, then finishes
+/// in-flight requests, ends watch streams and flushes storage.
+///
+/// # Errors
+/// [`ServerError`] if storage cannot be opened, TLS is misconfigured, or
+/// the transport fails.
+pub async fn run(
+    listener: TcpListener,
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<(), ServerError> {
+    telemetry::install_recorder();
+    let (store, key) = open_storage(&config.database_url).await?;
+    let auth = Arc::new(Authority::new(&key, &config.tokens, store.clone()));
+    let hall = Arc::new(Hall::new(store.clone()));
+    // Run in a task of its own: the future borrows the hall, and a
+    // spawned task keeps `run`'s future `Send` for every lifetime.
+    let loading = {
+        let hall = hall.clone();
+        tokio::spawn(async move { hall.load_unfinished().await })
+    };
+    match loading.await {
+        Ok(Ok(n)) => tracing::info!(games = n, "unfinished games loaded"),
+        Ok(Err(e)) => tracing::error!(error = %e, "cannot list unfinished games"),
+        Err(e) => tracing::error!(error = %e, "loading unfinished games failed"),
+    }
+    let stop = CancellationToken::new();
+    let arbiter = Arbiter { hall: hall.clone(), auth, heartbeat: config.heartbeat, shutdown: stop.clone() };
+
+    let (health, health_service) = tonic_health::server::health_reporter();
+    {
+        let health = health.clone();
+        let _ =
+            tokio::spawn(async move { health.set_serving::<ArbiterServiceServer<Arbiter>>().await }).await;
+    }
+    let reflection_v1 = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(arbiter_proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_types::pb::FILE_DESCRIPTOR_SET)
+        .build_v1()
+        .map_err(|e| ServerError::Reflection(e.to_string()))?;
+    // grpcurl releases before 1.9 speak only v1alpha.
+    let reflection_v1alpha = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(arbiter_proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_types::pb::FILE_DESCRIPTOR_SET)
+        .build_v1alpha()
+        .map_err(|e| ServerError::Reflection(e.to_string()))?;
+
+    let api = ArbiterServiceServer::new(arbiter)
+        .max_decoding_message_size(config.max_request_bytes)
+        .max_encoding_message_size(16 * 1024 * 1024);
+    let mut builder = Server::builder()
+        .max_concurrent_streams(config.max_streams_per_connection)
+        .http2_keepalive_interval(Some(Duration::from_secs(30)))
+        .http2_keepalive_timeout(Some(Duration::from_secs(20)));
+    if let Some(tls) = &config.tls {
+        let identity = Identity::from_pem(&tls.cert_pem, &tls.key_pem);
+        builder = builder
+            .tls_config(ServerTlsConfig::new().identity(identity))
+            .map_err(|e| ServerError::Tls(e.to_string()))?;
+    }
+    let signal = {
+        let health = health.clone();
+        let stop = stop.clone();
+        async move {
+            shutdown.await;
+            tracing::info!("shutting down: finishing in-flight requests");
+            let _ =
+                tokio::spawn(async move { health.set_not_serving::<ArbiterServiceServer<Arbiter>>().await })
+                    .await;
+            stop.cancel();
+        }
+    };
+    let served = builder
+        .add_service(health_service)
+        .add_service(reflection_v1)
+        .add_service(reflection_v1alpha)
+        .add_service(api)
+        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), signal)
+        .await;
+    store.close().await;
+    tracing::info!("storage flushed and closed");
+    served.map_err(ServerError::from)
+}

@@ -185,3 +185,119 @@ pub trait EventStore: Send + Sync {
     /// Flushes and closes (graceful shutdown).
     fn close(&self) -> impl Future<Output = ()> + Send;
 }
+
+/// The store the server uses: one of the backends, chosen by the database
+/// URL. Cloning is cheap (each backend shares its connections behind an
+/// `Arc`), so every task can hold its own handle.
+#[derive(Clone, Debug)]
+pub enum Storage {
+    /// The embedded default (`sqlite://path` or `sqlite::memory:`).
+    Sqlite(sqlite::SqliteStore),
+    // A `Postgres` variant joins when the PostgreSQL backend lands; it will
+    // be picked by the `postgres://` and `postgresql://` schemes.
+}
+
+impl Storage {
+    /// Opens the backend named by the URL's scheme.
+    ///
+    /// # Errors
+    /// [`StoreError::Invalid`] for an unsupported scheme or a malformed URL,
+    /// [`StoreError::Unavailable`] if the database cannot be opened.
+    pub async fn open(url: &str) -> Result<Storage, StoreError> {
+        // Only the scheme is echoed back: the rest of a database URL may hold
+        // a password.
+        let scheme = url.split_once(':').map_or("", |(scheme, _)| scheme);
+        match scheme {
+            "sqlite" => Ok(Storage::Sqlite(sqlite::SqliteStore::open(url).await?)),
+            _ => Err(StoreError::Invalid(format!(
+                "unsupported database URL scheme {scheme:?}: expected sqlite://PATH or sqlite::memory:"
+            ))),
+        }
+    }
+}
+
+impl EventStore for Storage {
+    async fn create_game(&self, game: &GameRow) -> Result<(), StoreError> {
+        match self {
+            Storage::Sqlite(store) => store.create_game(game).await,
+        }
+    }
+
+    async fn game(&self, id: &str) -> Result<Option<GameRow>, StoreError> {
+        match self {
+            Storage::Sqlite(store) => store.game(id).await,
+        }
+    }
+
+    async fn game_by_request(&self, request_id: &str) -> Result<Option<GameRow>, StoreError> {
+        match self {
+            Storage::Sqlite(store) => store.game_by_request(request_id).await,
+        }
+    }
+
+    async fn list_games(&self, filter: &GameFilter) -> Result<Vec<GameRow>, StoreError> {
+        match self {
+            Storage::Sqlite(store) => store.list_games(filter).await,
+        }
+    }
+
+    async fn unfinished_games(&self) -> Result<Vec<String>, StoreError> {
+        match self {
+            Storage::Sqlite(store) => store.unfinished_games().await,
+        }
+    }
+
+    async fn events(&self, game_id: &str, after_seq: i64, limit: u32) -> Result<Vec<EventRow>, StoreError> {
+        match self {
+            Storage::Sqlite(store) => store.events(game_id, after_seq, limit).await,
+        }
+    }
+
+    async fn event_by_request(&self, game_id: &str, request_id: &str) -> Result<Option<EventRow>, StoreError> {
+        match self {
+            Storage::Sqlite(store) => store.event_by_request(game_id, request_id).await,
+        }
+    }
+
+    async fn append(&self, append: Append) -> Result<(), StoreError> {
+        match self {
+            Storage::Sqlite(store) => store.append(append).await,
+        }
+    }
+
+    async fn insert_token(&self, token: &TokenRow) -> Result<(), StoreError> {
+        match self {
+            Storage::Sqlite(store) => store.insert_token(token).await,
+        }
+    }
+
+    async fn token(&self, id: &str) -> Result<Option<TokenRow>, StoreError> {
+        match self {
+            Storage::Sqlite(store) => store.token(id).await,
+        }
+    }
+
+    async fn token_count(&self) -> Result<u64, StoreError> {
+        match self {
+            Storage::Sqlite(store) => store.token_count().await,
+        }
+    }
+
+    async fn meta_get_or_insert(&self, key: &str, default: &str) -> Result<String, StoreError> {
+        match self {
+            Storage::Sqlite(store) => store.meta_get_or_insert(key, default).await,
+        }
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        match self {
+            Storage::Sqlite(store) => store.ping().await,
+        }
+    }
+
+    async fn close(&self) {
+        match self {
+            Storage::Sqlite(store) => store.close().await,
+        }
+    }
+}

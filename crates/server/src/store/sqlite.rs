@@ -1,1 +1,939 @@
-//! The embedded SQLite backend (to be written).
+//! The embedded SQLite backend.
+//!
+//! # Design
+//!
+//! SQLite allows one writer at a time and every durable commit costs an
+//! `fsync` (the database runs with `synchronous = FULL`, so an acknowledged
+//! append survives a power cut). Committing each append on its own would cap
+//! the service at a few hundred appends per second, so writes go through
+//! **group commit**:
+//!
+//! - a single writer task owns the only write connection; `append`,
+//!   `create_game`, `insert_token` and `meta_get_or_insert` send their work
+//!   with a oneshot reply over a bounded channel;
+//! - the writer takes everything queued (up to [`MAX_BATCH`] jobs), runs it
+//!   in one `BEGIN IMMEDIATE ... COMMIT` transaction, each job inside its own
+//!   `SAVEPOINT`, so a job that fails (conflict, duplicate request id,
+//!   unknown game) is rolled back alone and the others still commit;
+//! - callers are answered only after `COMMIT` returned, so an `Ok` always
+//!   means "on disk". If anything fails at the database level (disk full,
+//!   I/O error, busy), the whole batch is rolled back, every caller of the
+//!   batch gets [`StoreError::Unavailable`], and the writer carries on with
+//!   the next batch, reconnecting if the connection is left in doubt.
+//!
+//! Reads use a separate pool: in WAL mode readers see the last committed
+//! state without waiting for the writer.
+
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
+    SqliteSynchronous,
+};
+use sqlx::{AssertSqlSafe, Connection, Executor, Row, SqlSafeStr, SqlStr};
+use tokio::sync::{mpsc, oneshot};
+use tokio_stream::StreamExt;
+
+use super::{Append, EventRow, EventStore, GameFilter, GameRow, StoreError, TokenRow};
+
+/// The most jobs committed in one transaction. Large enough to amortise the
+/// commit's `fsync` over a thousand busy games, small enough that one batch
+/// stays a few milliseconds of work, which bounds the latency of the jobs
+/// queued behind it.
+pub const MAX_BATCH: usize = 512;
+
+/// Jobs waiting for the writer before senders are made to wait: this is the
+/// back-pressure that keeps a stalled disk from turning into unbounded memory.
+const QUEUE_CAPACITY: usize = 4 * MAX_BATCH;
+
+/// How long a connection waits for a lock held by another process (another
+/// tool or replica opening the same file) before reporting `SQLITE_BUSY`.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Read connections. Reads are short index lookups and the machine has few
+/// cores; a handful lets them overlap with each other and with the writer.
+const READ_CONNECTIONS: u32 = 4;
+
+/// How long a read waits for a free connection before giving up.
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Embedded migrations: `migrations/sqlite/*.sql`, applied in order on open.
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("migrations/sqlite");
+
+/// SQLite's extended result codes that the store tells apart.
+mod code {
+    /// `SQLITE_CONSTRAINT`, the primary code of every constraint violation.
+    pub const CONSTRAINT: i32 = 19;
+    /// `SQLITE_CONSTRAINT_CHECK`.
+    pub const CHECK: i32 = 275;
+    /// `SQLITE_CONSTRAINT_FOREIGNKEY`.
+    pub const FOREIGN_KEY: i32 = 787;
+    /// `SQLITE_CONSTRAINT_PRIMARYKEY`.
+    pub const PRIMARY_KEY: i32 = 1555;
+    /// `SQLITE_CONSTRAINT_UNIQUE` (a UNIQUE column or index).
+    pub const UNIQUE: i32 = 2067;
+}
+
+/// The columns of a [`GameRow`], in the order [`game_from_row`] reads them.
+macro_rules! game_columns {
+    () => {
+        "id, request_id, created_wall_ms, event_name, round, white, black, spec_json, status, result, \
+         last_seq, updated_wall_ms"
+    };
+}
+
+/// The columns of an [`EventRow`], in the order [`event_from_row`] reads them.
+macro_rules! event_columns {
+    () => {
+        "game_id, seq, request_id, actor, at_ms, wall_ms, event_json, rulings_json"
+    };
+}
+
+/// The embedded SQLite store. Cloning is cheap and every clone talks to the
+/// same writer and read pool.
+#[derive(Clone, Debug)]
+pub struct SqliteStore {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    /// The writer's queue. The writer stops once every sender is gone or
+    /// after a [`Message::Close`].
+    writer: mpsc::Sender<Message>,
+    read: SqlitePool,
+}
+
+impl SqliteStore {
+    /// Opens (creating it if missing) the database at `url`, such as
+    /// `sqlite://arbiter.db` or `sqlite::memory:`, and applies the
+    /// migrations.
+    ///
+    /// # Errors
+    /// [`StoreError::Invalid`] for a malformed URL,
+    /// [`StoreError::Unavailable`] if the database cannot be opened or
+    /// migrated.
+    pub async fn open(url: &str) -> Result<SqliteStore, StoreError> {
+        let options = SqliteConnectOptions::from_str(url)
+            .map_err(|e| StoreError::Invalid(format!("malformed SQLite URL: {e}")))?;
+        Self::open_with(options.create_if_missing(true)).await
+    }
+
+    /// Opens the database described by `options` (which may carry extra
+    /// pragmas, e.g. `max_page_count` to exercise a full disk). The store
+    /// overrides the settings its guarantees depend on: WAL journal,
+    /// `synchronous = FULL`, foreign keys and a busy timeout.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] if the database cannot be opened or
+    /// migrated.
+    pub async fn open_with(options: SqliteConnectOptions) -> Result<SqliteStore, StoreError> {
+        let options = options
+            // WAL lets the read pool work while the writer commits, and turns
+            // a commit into one sequential write plus one fsync of the log.
+            .journal_mode(SqliteJournalMode::Wal)
+            // FULL syncs the WAL at every commit: an acknowledged append
+            // survives power loss (NORMAL would only survive a crash).
+            .synchronous(SqliteSynchronous::Full)
+            .foreign_keys(true)
+            .busy_timeout(BUSY_TIMEOUT);
+
+        // The writer connection is opened first: it creates the file, switches
+        // it to WAL and applies the migrations before any reader looks at it.
+        // Its result channel holds a whole append chunk, so the connection's
+        // thread never waits for the writer task to catch up mid-chunk.
+        let writer_options =
+            options.clone().row_buffer_size(CHUNK_SIZES[0] * STATEMENTS_PER_APPEND + STATEMENTS_PER_APPEND);
+        let mut conn = SqliteConnection::connect_with(&writer_options).await.map_err(unavailable)?;
+        MIGRATOR
+            .run(&mut conn)
+            .await
+            .map_err(|e| StoreError::Unavailable(format!("migrating the SQLite database: {e}")))?;
+
+        // Readers keep their connections for the life of the store: for an
+        // in-memory database (a shared-cache name) the data lives only as
+        // long as some connection to it is open.
+        let read = SqlitePoolOptions::new()
+            .max_connections(READ_CONNECTIONS)
+            .min_connections(1)
+            .idle_timeout(None)
+            .max_lifetime(None)
+            .acquire_timeout(ACQUIRE_TIMEOUT)
+            .connect_with(options.clone().pragma("query_only", "ON"))
+            .await
+            .map_err(unavailable)?;
+
+        let (sender, receiver) = mpsc::channel(QUEUE_CAPACITY);
+        let chunks = CHUNK_SIZES.iter().map(|&size| append_chunk_sql(size)).collect();
+        let writer = Writer { conn: Some(conn), options: writer_options, chunks };
+        tokio::spawn(writer.run(receiver));
+        Ok(SqliteStore { inner: Arc::new(Inner { writer: sender, read }) })
+    }
+
+    /// Queues a job for the writer and waits for its answer, which comes only
+    /// after the job's transaction committed (or failed).
+    async fn submit<T>(
+        &self,
+        work: Work,
+        reply: impl FnOnce(oneshot::Sender<Result<T, StoreError>>) -> Reply,
+    ) -> Result<T, StoreError> {
+        let (sender, answer) = oneshot::channel();
+        self.inner
+            .writer
+            .send(Message::Job(Job { work, reply: reply(sender) }))
+            .await
+            .map_err(|_| writer_stopped())?;
+        answer.await.map_err(|_| writer_stopped())?
+    }
+}
+
+fn writer_stopped() -> StoreError {
+    StoreError::Unavailable("the SQLite writer has stopped".to_owned())
+}
+
+impl EventStore for SqliteStore {
+    async fn create_game(&self, game: &GameRow) -> Result<(), StoreError> {
+        if game.last_seq != 0 {
+            return Err(StoreError::Invalid(format!(
+                "a new game starts with last_seq 0, not {}",
+                game.last_seq
+            )));
+        }
+        self.submit(Work::CreateGame(game.clone()), Reply::Unit).await
+    }
+
+    async fn game(&self, id: &str) -> Result<Option<GameRow>, StoreError> {
+        let row = sqlx::query(concat!("SELECT ", game_columns!(), " FROM games WHERE id = ?1"))
+            .bind(id)
+            .fetch_optional(&self.inner.read)
+            .await
+            .map_err(unavailable)?;
+        row.as_ref().map(game_from_row).transpose().map_err(unavailable)
+    }
+
+    async fn game_by_request(&self, request_id: &str) -> Result<Option<GameRow>, StoreError> {
+        let row = sqlx::query(concat!("SELECT ", game_columns!(), " FROM games WHERE request_id = ?1"))
+            .bind(request_id)
+            .fetch_optional(&self.inner.read)
+            .await
+            .map_err(unavailable)?;
+        row.as_ref().map(game_from_row).transpose().map_err(unavailable)
+    }
+
+    async fn list_games(&self, filter: &GameFilter) -> Result<Vec<GameRow>, StoreError> {
+        // The statement is assembled from fixed fragments only (every value
+        // is a bound parameter), one variant per combination of filters, so
+        // that each variant can use the matching index; a single statement
+        // with `?1 IS NULL OR ...` terms would defeat the planner.
+        let mut sql = String::from(concat!("SELECT ", game_columns!(), " FROM games WHERE 1 = 1"));
+        if filter.event_name.is_some() {
+            sql.push_str(" AND event_name = ?");
+        }
+        if filter.round.is_some() {
+            sql.push_str(" AND round = ?");
+        }
+        if filter.status.is_some() {
+            sql.push_str(" AND status = ?");
+        }
+        if filter.after_id.is_some() {
+            sql.push_str(" AND id > ?");
+        }
+        sql.push_str(" ORDER BY id LIMIT ?");
+
+        let mut query = sqlx::query(AssertSqlSafe(sql));
+        for value in [&filter.event_name, &filter.round, &filter.status, &filter.after_id].into_iter().flatten()
+        {
+            query = query.bind(value.as_str());
+        }
+        let rows = query
+            .bind(i64::from(filter.limit.clamp(1, 1000)))
+            .fetch_all(&self.inner.read)
+            .await
+            .map_err(unavailable)?;
+        rows.iter().map(game_from_row).collect::<Result<_, _>>().map_err(unavailable)
+    }
+
+    async fn unfinished_games(&self) -> Result<Vec<String>, StoreError> {
+        sqlx::query_scalar("SELECT id FROM games WHERE status IN ('PENDING', 'IN_PROGRESS') ORDER BY id")
+            .fetch_all(&self.inner.read)
+            .await
+            .map_err(unavailable)
+    }
+
+    async fn events(&self, game_id: &str, after_seq: i64, limit: u32) -> Result<Vec<EventRow>, StoreError> {
+        let rows = sqlx::query(concat!(
+            "SELECT ",
+            event_columns!(),
+            " FROM game_events WHERE game_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3"
+        ))
+        .bind(game_id)
+        .bind(after_seq)
+        .bind(i64::from(limit))
+        .fetch_all(&self.inner.read)
+        .await
+        .map_err(unavailable)?;
+        rows.iter().map(event_from_row).collect::<Result<_, _>>().map_err(unavailable)
+    }
+
+    async fn event_by_request(&self, game_id: &str, request_id: &str) -> Result<Option<EventRow>, StoreError> {
+        let row = sqlx::query(concat!(
+            "SELECT ",
+            event_columns!(),
+            " FROM game_events WHERE game_id = ?1 AND request_id = ?2"
+        ))
+        .bind(game_id)
+        .bind(request_id)
+        .fetch_optional(&self.inner.read)
+        .await
+        .map_err(unavailable)?;
+        row.as_ref().map(event_from_row).transpose().map_err(unavailable)
+    }
+
+    async fn append(&self, append: Append) -> Result<(), StoreError> {
+        // Contract violations are caught here, before queueing, so they never
+        // occupy a slot in a batch.
+        validate_append(&append)?;
+        self.submit(Work::Append(append), Reply::Unit).await
+    }
+
+    async fn insert_token(&self, token: &TokenRow) -> Result<(), StoreError> {
+        self.submit(Work::InsertToken(token.clone()), Reply::Unit).await
+    }
+
+    async fn token(&self, id: &str) -> Result<Option<TokenRow>, StoreError> {
+        let row = sqlx::query("SELECT id, secret_sha256, role, label, created_wall_ms FROM tokens WHERE id = ?1")
+            .bind(id)
+            .fetch_optional(&self.inner.read)
+            .await
+            .map_err(unavailable)?;
+        row.as_ref().map(token_from_row).transpose().map_err(unavailable)
+    }
+
+    async fn token_count(&self) -> Result<u64, StoreError> {
+        let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM tokens")
+            .fetch_one(&self.inner.read)
+            .await
+            .map_err(unavailable)?;
+        u64::try_from(count).map_err(|e| StoreError::Unavailable(format!("token count {count}: {e}")))
+    }
+
+    async fn meta_get_or_insert(&self, key: &str, default: &str) -> Result<String, StoreError> {
+        let work = Work::Meta { key: key.to_owned(), default: default.to_owned() };
+        self.submit(work, Reply::Text).await
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        // A store whose writer is gone can still read but cannot serve, so it
+        // is not ready.
+        if self.inner.writer.is_closed() {
+            return Err(writer_stopped());
+        }
+        sqlx::query("SELECT 1").execute(&self.inner.read).await.map_err(unavailable)?;
+        Ok(())
+    }
+
+    async fn close(&self) {
+        let (ack, done) = oneshot::channel();
+        // The writer handles the close request after everything queued before
+        // it, so waiting for the acknowledgement flushes the queue. If the
+        // writer is already gone there is nothing left to flush.
+        if self.inner.writer.send(Message::Close(ack)).await.is_ok() {
+            let _ = done.await;
+        }
+        self.inner.read.close().await;
+    }
+}
+
+/// Checks what can be checked without the database: at least one event, all
+/// of this game, numbered `expected_last_seq + 1, + 2, ...`.
+fn validate_append(append: &Append) -> Result<(), StoreError> {
+    if append.events.is_empty() {
+        return Err(StoreError::Invalid(format!("append to game {} has no events", append.game_id)));
+    }
+    if append.expected_last_seq < 0 {
+        return Err(StoreError::Invalid(format!(
+            "expected_last_seq {} is negative",
+            append.expected_last_seq
+        )));
+    }
+    let mut next = append.expected_last_seq;
+    for event in &append.events {
+        if event.game_id != append.game_id {
+            return Err(StoreError::Invalid(format!(
+                "event of game {} in an append to game {}",
+                event.game_id, append.game_id
+            )));
+        }
+        next = next.checked_add(1).ok_or_else(|| StoreError::Invalid("sequence number overflow".to_owned()))?;
+        if event.seq != next {
+            return Err(StoreError::Invalid(format!(
+                "event seq {} where {next} was expected (expected_last_seq {})",
+                event.seq, append.expected_last_seq
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A message to the writer.
+enum Message {
+    Job(Job),
+    /// Flush what is queued, close the connection, then acknowledge.
+    Close(oneshot::Sender<()>),
+}
+
+/// One write, run in its own savepoint of a batch.
+struct Job {
+    work: Work,
+    reply: Reply,
+}
+
+enum Work {
+    Append(Append),
+    CreateGame(GameRow),
+    InsertToken(TokenRow),
+    Meta { key: String, default: String },
+}
+
+/// Where a job's answer goes. Every job produces a `String` internally (the
+/// meta value, empty for the others) so that batches stay homogeneous.
+enum Reply {
+    Unit(oneshot::Sender<Result<(), StoreError>>),
+    Text(oneshot::Sender<Result<String, StoreError>>),
+}
+
+impl Reply {
+    fn send(self, outcome: Result<String, StoreError>) {
+        // A caller that stopped waiting (its request was cancelled) just
+        // misses the answer; the write itself stands.
+        match self {
+            Reply::Unit(sender) => {
+                let _ = sender.send(outcome.map(drop));
+            }
+            Reply::Text(sender) => {
+                let _ = sender.send(outcome);
+            }
+        }
+    }
+}
+
+/// The task that owns the write connection.
+struct Writer {
+    /// `None` after a failure left the connection in doubt; the next batch
+    /// opens a new one.
+    conn: Option<SqliteConnection>,
+    options: SqliteConnectOptions,
+    /// [`append_chunk_sql`] for each of [`CHUNK_SIZES`].
+    chunks: Vec<SqlStr>,
+}
+
+impl Writer {
+    async fn run(mut self, mut receiver: mpsc::Receiver<Message>) {
+        let mut messages = Vec::with_capacity(MAX_BATCH);
+        let mut acks = Vec::new();
+        // `recv_many` returns 0 only once the queue is closed (every sender
+        // dropped, or a close request) and drained.
+        while receiver.recv_many(&mut messages, MAX_BATCH).await > 0 {
+            let mut jobs = Vec::with_capacity(messages.len());
+            for message in messages.drain(..) {
+                match message {
+                    Message::Job(job) => jobs.push(job),
+                    Message::Close(ack) => {
+                        // New requests are refused from now on; those
+                        // already queued are still served.
+                        receiver.close();
+                        acks.push(ack);
+                    }
+                }
+            }
+            if !jobs.is_empty() {
+                self.run_batch(jobs).await;
+            }
+        }
+        if let Some(conn) = self.conn.take()
+            && let Err(e) = conn.close().await
+        {
+            tracing::warn!(error = %e, "closing the SQLite write connection");
+        }
+        for ack in acks {
+            let _ = ack.send(());
+        }
+    }
+
+    /// Runs the jobs in one transaction and answers them once it is settled.
+    async fn run_batch(&mut self, jobs: Vec<Job>) {
+        match self.try_batch(&jobs).await {
+            Ok(outcomes) => {
+                for (job, outcome) in jobs.into_iter().zip(outcomes) {
+                    job.reply.send(outcome);
+                }
+            }
+            Err(reason) => {
+                tracing::error!(jobs = jobs.len(), %reason, "SQLite write batch failed and was rolled back");
+                self.roll_back().await;
+                for job in jobs {
+                    job.reply.send(Err(StoreError::Unavailable(reason.clone())));
+                }
+            }
+        }
+    }
+
+    /// Runs the jobs, each in a savepoint, and commits. `Ok` holds one
+    /// outcome per job and means the transaction committed; `Err` means
+    /// nothing of the batch may be assumed written.
+    async fn try_batch(&mut self, jobs: &[Job]) -> Result<Vec<Result<String, StoreError>>, String> {
+        if self.conn.is_none() {
+            let conn = SqliteConnection::connect_with(&self.options)
+                .await
+                .map_err(|e| format!("reopening the SQLite write connection: {e}"))?;
+            tracing::info!("reopened the SQLite write connection");
+            self.conn = Some(conn);
+        }
+        let conn = self.conn.as_mut().ok_or_else(|| "no SQLite write connection".to_owned())?;
+
+        // IMMEDIATE takes the write lock now rather than at the first write,
+        // so another process holding it makes us wait (busy timeout) instead
+        // of failing halfway through the batch.
+        exec(conn, "BEGIN IMMEDIATE").await?;
+        let mut outcomes = Vec::with_capacity(jobs.len());
+        while outcomes.len() < jobs.len() {
+            let rest = &jobs[outcomes.len()..];
+            // Runs of one-event appends (the bulk of the traffic: one move
+            // each) go in chunks, everything else one job at a time.
+            let run: Vec<&Append> = rest.iter().map_while(one_event_append).take(CHUNK_SIZES[0]).collect();
+            match CHUNK_SIZES.iter().zip(&self.chunks).find(|(size, _)| **size <= run.len()) {
+                Some((&size, sql)) => run_append_chunk(conn, sql, &run[..size], &mut outcomes).await?,
+                None => outcomes.push(run_job(conn, &rest[0].work).await?),
+            }
+        }
+        exec(conn, "COMMIT").await?;
+        Ok(outcomes)
+    }
+
+    /// Rolls back whatever is left of a failed batch. If even that fails, the
+    /// connection's state is unknown, so it is dropped (closing a connection
+    /// rolls back its transaction) and the next batch opens a fresh one.
+    async fn roll_back(&mut self) {
+        let Some(conn) = self.conn.as_mut() else { return };
+        match sqlx::query("ROLLBACK").execute(&mut *conn).await {
+            Ok(_) => {}
+            // SQLite already rolled the transaction back itself (it does on
+            // some I/O and disk-full errors) or it never began.
+            Err(e) if !may_leave_transaction_open(&e) => {}
+            Err(e) => {
+                tracing::warn!(error = %e, "rollback failed; dropping the SQLite write connection");
+                self.conn = None;
+            }
+        }
+    }
+}
+
+/// Whether a failed `ROLLBACK` may have left a transaction open. Only
+/// "cannot rollback - no transaction is active" (plain `SQLITE_ERROR`) proves
+/// there is none.
+fn may_leave_transaction_open(e: &sqlx::Error) -> bool {
+    sqlite_code(e) != Some(1)
+}
+
+/// Executes statements without arguments, reducing an error to a reason.
+async fn exec(conn: &mut SqliteConnection, sql: &'static str) -> Result<(), String> {
+    sqlx::query(sql).execute(conn).await.map(drop).map_err(|e| format!("{sql}: {e}"))
+}
+
+/// Runs one job in its own savepoint. `Err` is a database failure that
+/// abandons the batch; a refused job is an `Ok(Err(refusal))` whose writes
+/// were rolled back.
+async fn run_job(conn: &mut SqliteConnection, work: &Work) -> Result<Result<String, StoreError>, String> {
+    exec(conn, "SAVEPOINT job").await?;
+    match apply(conn, work).await {
+        Ok(value) => {
+            exec(conn, "RELEASE job").await?;
+            Ok(Ok(value))
+        }
+        Err(StoreError::Unavailable(reason)) => Err(reason),
+        Err(refusal) => {
+            exec(conn, "ROLLBACK TO job; RELEASE job").await?;
+            Ok(Err(refusal))
+        }
+    }
+}
+
+async fn apply(conn: &mut SqliteConnection, work: &Work) -> Result<String, StoreError> {
+    match work {
+        Work::Append(append) => apply_append(conn, append).await.map(|()| String::new()),
+        Work::CreateGame(game) => apply_create_game(conn, game).await.map(|()| String::new()),
+        Work::InsertToken(token) => apply_insert_token(conn, token).await.map(|()| String::new()),
+        Work::Meta { key, default } => apply_meta(conn, key, default).await,
+    }
+}
+
+/// Chunk sizes for runs of one-event appends, largest first. A run is cut
+/// greedily (a run of 70 is 64 + 4 + 1 + 1), so any run takes a handful of
+/// round trips, and only these few statements are ever prepared and cached.
+const CHUNK_SIZES: [usize; 4] = [64, 16, 4, 1];
+
+/// Statements per append in a chunk (see [`append_chunk_sql`]).
+const STATEMENTS_PER_APPEND: usize = 4;
+
+/// Bound parameters per append in a chunk.
+const PARAMETERS_PER_APPEND: usize = 11;
+
+/// The SQL of a chunk of `size` one-event appends: for each, in one string,
+///
+/// ```sql
+/// SAVEPOINT job;
+/// UPDATE games SET last_seq = <seq>, ... WHERE id = <game> AND last_seq = <expected>;
+/// INSERT INTO game_events (...) VALUES (<game>, CASE changes() WHEN 1 THEN <seq> ELSE 0 END, ...);
+/// RELEASE job;
+/// ```
+///
+/// This is the savepoint and compare-and-set of [`apply_append`], sent to
+/// the connection's thread as one command instead of one per statement:
+/// the round trips, not SQLite, are what limits a batch. `changes()` is the
+/// number of rows the `UPDATE` just matched; when the compare-and-set failed
+/// the event gets seq 0, which `CHECK (seq >= 1)` refuses. That error stops
+/// the chunk right at the failed append, with its savepoint open and the
+/// appends before it released, exactly as if they had run one by one.
+fn append_chunk_sql(size: usize) -> SqlStr {
+    let mut sql = String::new();
+    for job in 0..size {
+        let p: [usize; PARAMETERS_PER_APPEND] = std::array::from_fn(|i| job * PARAMETERS_PER_APPEND + i + 1);
+        sql.push_str(&format!(
+            "SAVEPOINT job; \
+             UPDATE games SET last_seq = ?{seq}, status = ?{status}, result = ?{result}, updated_wall_ms = ?{wall} \
+             WHERE id = ?{game} AND last_seq = ?{expected}; \
+             INSERT INTO game_events ({columns}) VALUES \
+             (?{game}, CASE changes() WHEN 1 THEN ?{seq} ELSE 0 END, ?{request}, ?{actor}, ?{at}, ?{wall}, \
+             ?{event}, ?{rulings}); \
+             RELEASE job; ",
+            columns = event_columns!(),
+            seq = p[0],
+            status = p[1],
+            result = p[2],
+            game = p[3],
+            expected = p[4],
+            request = p[5],
+            actor = p[6],
+            at = p[7],
+            wall = p[8],
+            event = p[9],
+            rulings = p[10],
+        ));
+    }
+    // The string is assembled from the fixed text above and numbered
+    // placeholders only; every value is bound.
+    AssertSqlSafe(Arc::<str>::from(sql)).into_sql_str()
+}
+
+/// The append of a job that is a one-event append, the chunkable kind.
+fn one_event_append(job: &Job) -> Option<&Append> {
+    match &job.work {
+        Work::Append(append) if append.events.len() == 1 => Some(append),
+        _ => None,
+    }
+}
+
+/// Runs a chunk of one-event appends (see [`append_chunk_sql`]) and pushes
+/// their outcomes. If one is refused, the chunk stops there: its outcome is
+/// pushed and the appends after it are left for the caller to run again.
+async fn run_append_chunk(
+    conn: &mut SqliteConnection,
+    sql: &SqlStr,
+    appends: &[&Append],
+    outcomes: &mut Vec<Result<String, StoreError>>,
+) -> Result<(), String> {
+    let mut query = sqlx::query(sql.clone());
+    for append in appends {
+        let event = &append.events[0];
+        query = query
+            .bind(event.seq)
+            .bind(append.status.as_str())
+            .bind(append.result.as_deref())
+            .bind(append.game_id.as_str())
+            .bind(append.expected_last_seq)
+            .bind(event.request_id.as_deref())
+            .bind(event.actor.as_str())
+            .bind(event.at_ms)
+            .bind(event.wall_ms)
+            .bind(event.event_json.as_str())
+            .bind(event.rulings_json.as_str());
+    }
+    // The connection's thread runs the statements one after the other and
+    // stops at the first error; count how far it got.
+    let mut results = conn.execute_many(query);
+    let mut statements = 0;
+    let failure = loop {
+        match results.next().await {
+            Some(Ok(_)) => statements += 1,
+            Some(Err(e)) => break Some(e),
+            None => break None,
+        }
+    };
+    drop(results);
+
+    let released = statements / STATEMENTS_PER_APPEND;
+    outcomes.extend(std::iter::repeat_with(|| Ok(String::new())).take(released));
+    let Some(e) = failure else {
+        return if released == appends.len() {
+            Ok(())
+        } else {
+            Err(format!("an append chunk stopped after {statements} statements without an error"))
+        };
+    };
+    let append = appends.get(released).ok_or_else(|| format!("an append chunk failed after its end: {e}"))?;
+    let code = sqlite_code(&e);
+    if code.is_none_or(|code| code & 0xff != code::CONSTRAINT) {
+        // The database itself failed: the whole batch is abandoned.
+        return Err(e.to_string());
+    }
+    // A constraint error comes from the UPDATE or the INSERT, so the
+    // append's savepoint is open: undo it before looking into the refusal.
+    exec(conn, "ROLLBACK TO job; RELEASE job").await?;
+    let refusal = if code == Some(code::CHECK) {
+        // The event's seq is at least 1 (checked before queueing), so this
+        // is the compare-and-set failing.
+        explain_failed_update(conn, append).await
+    } else {
+        insert_error(e, append, &append.events[0])
+    };
+    if let StoreError::Unavailable(reason) = refusal {
+        return Err(reason);
+    }
+    outcomes.push(Err(refusal));
+    Ok(())
+}
+
+async fn apply_append(conn: &mut SqliteConnection, append: &Append) -> Result<(), StoreError> {
+    let last = append.events.last().ok_or_else(|| StoreError::Invalid("append without events".to_owned()))?;
+    // The compare-and-set on last_seq is what serialises writers: it fails
+    // for every append but the first that saw a given last_seq. The game's
+    // update time is the wall time of its last event.
+    let updated = sqlx::query(
+        "UPDATE games SET last_seq = ?1, status = ?2, result = ?3, updated_wall_ms = ?4 \
+         WHERE id = ?5 AND last_seq = ?6",
+    )
+    .bind(last.seq)
+    .bind(append.status.as_str())
+    .bind(append.result.as_deref())
+    .bind(last.wall_ms)
+    .bind(append.game_id.as_str())
+    .bind(append.expected_last_seq)
+    .execute(&mut *conn)
+    .await
+    .map_err(classify)?;
+    if updated.rows_affected() == 0 {
+        return Err(explain_failed_update(conn, append).await);
+    }
+
+    for event in &append.events {
+        sqlx::query(concat!(
+            "INSERT INTO game_events (",
+            event_columns!(),
+            ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+        ))
+        .bind(event.game_id.as_str())
+        .bind(event.seq)
+        .bind(event.request_id.as_deref())
+        .bind(event.actor.as_str())
+        .bind(event.at_ms)
+        .bind(event.wall_ms)
+        .bind(event.event_json.as_str())
+        .bind(event.rulings_json.as_str())
+        .execute(&mut *conn)
+        .await
+        .map_err(|e| insert_error(e, append, event))?;
+    }
+    Ok(())
+}
+
+/// Maps an error of inserting `event`, one of the events of `append`.
+fn insert_error(e: sqlx::Error, append: &Append, event: &EventRow) -> StoreError {
+    match sqlite_code(&e) {
+        Some(code::UNIQUE) => {
+            StoreError::DuplicateRequest { request_id: event.request_id.clone().unwrap_or_default() }
+        }
+        // Unreachable while last_seq matches the log, but the key is the
+        // final word on who appended first.
+        Some(code::PRIMARY_KEY) => {
+            StoreError::Conflict { game_id: append.game_id.clone(), expected: append.expected_last_seq }
+        }
+        Some(code::FOREIGN_KEY) => StoreError::NotFound(append.game_id.clone()),
+        _ => classify(e),
+    }
+}
+
+/// Why the compare-and-set on `last_seq` matched no row: no such game, a
+/// retry of an append that already went through, or another writer first.
+async fn explain_failed_update(conn: &mut SqliteConnection, append: &Append) -> StoreError {
+    let exists = sqlx::query("SELECT 1 FROM games WHERE id = ?1")
+        .bind(append.game_id.as_str())
+        .fetch_optional(&mut *conn)
+        .await;
+    match exists {
+        Err(e) => return classify(e),
+        Ok(None) => return StoreError::NotFound(append.game_id.clone()),
+        Ok(Some(_)) => {}
+    }
+    // A retried request usually comes back with the stale expected_last_seq
+    // it was first sent with; reporting the duplicate rather than a conflict
+    // lets the caller find the original answer.
+    for request_id in append.events.iter().filter_map(|event| event.request_id.as_deref()) {
+        let used = sqlx::query("SELECT 1 FROM game_events WHERE game_id = ?1 AND request_id = ?2")
+            .bind(append.game_id.as_str())
+            .bind(request_id)
+            .fetch_optional(&mut *conn)
+            .await;
+        match used {
+            Err(e) => return classify(e),
+            Ok(Some(_)) => return StoreError::DuplicateRequest { request_id: request_id.to_owned() },
+            Ok(None) => {}
+        }
+    }
+    StoreError::Conflict { game_id: append.game_id.clone(), expected: append.expected_last_seq }
+}
+
+async fn apply_create_game(conn: &mut SqliteConnection, game: &GameRow) -> Result<(), StoreError> {
+    let inserted = sqlx::query(concat!(
+        "INSERT INTO games (",
+        game_columns!(),
+        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+    ))
+    .bind(game.id.as_str())
+    .bind(game.request_id.as_deref())
+    .bind(game.created_wall_ms)
+    .bind(game.event_name.as_str())
+    .bind(game.round.as_str())
+    .bind(game.white.as_str())
+    .bind(game.black.as_str())
+    .bind(game.spec_json.as_str())
+    .bind(game.status.as_str())
+    .bind(game.result.as_deref())
+    .bind(game.last_seq)
+    .bind(game.updated_wall_ms)
+    .execute(&mut *conn)
+    .await;
+    let Err(e) = inserted else { return Ok(()) };
+    match sqlite_code(&e) {
+        Some(code::UNIQUE) => {
+            Err(StoreError::DuplicateRequest { request_id: game.request_id.clone().unwrap_or_default() })
+        }
+        // The id is taken. If the request id is too, this is most likely a
+        // retried creation, and the duplicate request is the useful answer.
+        Some(code::PRIMARY_KEY) => {
+            if let Some(request_id) = &game.request_id {
+                let used = sqlx::query("SELECT 1 FROM games WHERE request_id = ?1")
+                    .bind(request_id.as_str())
+                    .fetch_optional(&mut *conn)
+                    .await
+                    .map_err(classify)?;
+                if used.is_some() {
+                    return Err(StoreError::DuplicateRequest { request_id: request_id.clone() });
+                }
+            }
+            Err(StoreError::AlreadyExists(game.id.clone()))
+        }
+        _ => Err(classify(e)),
+    }
+}
+
+async fn apply_insert_token(conn: &mut SqliteConnection, token: &TokenRow) -> Result<(), StoreError> {
+    let inserted = sqlx::query(
+        "INSERT INTO tokens (id, secret_sha256, role, label, created_wall_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )
+    .bind(token.id.as_str())
+    .bind(token.secret_sha256.as_str())
+    .bind(token.role.as_str())
+    .bind(token.label.as_str())
+    .bind(token.created_wall_ms)
+    .execute(&mut *conn)
+    .await;
+    match inserted {
+        Ok(_) => Ok(()),
+        // `AlreadyExists` names games; a reused token id is the caller's
+        // mistake (ids are random), so it is reported as invalid.
+        Err(e) if sqlite_code(&e) == Some(code::PRIMARY_KEY) => {
+            Err(StoreError::Invalid(format!("token id {} is already taken", token.id)))
+        }
+        Err(e) => Err(classify(e)),
+    }
+}
+
+async fn apply_meta(conn: &mut SqliteConnection, key: &str, default: &str) -> Result<String, StoreError> {
+    // Both statements run in the writer's transaction, so concurrent callers
+    // (and other processes, which wait for the write lock) all read the value
+    // of whoever inserted first.
+    sqlx::query("INSERT OR IGNORE INTO meta (key, value) VALUES (?1, ?2)")
+        .bind(key)
+        .bind(default)
+        .execute(&mut *conn)
+        .await
+        .map_err(classify)?;
+    sqlx::query_scalar("SELECT value FROM meta WHERE key = ?1")
+        .bind(key)
+        .fetch_one(&mut *conn)
+        .await
+        .map_err(classify)
+}
+
+/// The SQLite extended result code of a database error.
+fn sqlite_code(e: &sqlx::Error) -> Option<i32> {
+    e.as_database_error()?.code()?.parse().ok()
+}
+
+/// Maps an error that no caller-specific rule explained. Constraint
+/// violations are the caller's data breaking the schema (and only undo the
+/// job); anything else is the database failing (and abandons the batch).
+fn classify(e: sqlx::Error) -> StoreError {
+    match sqlite_code(&e) {
+        Some(code) if code & 0xff == code::CONSTRAINT => StoreError::Invalid(e.to_string()),
+        _ => unavailable(e),
+    }
+}
+
+/// Disk full, I/O errors, busy or locked database, closed pool, crashed
+/// worker thread, undecodable row: the store cannot serve this now.
+fn unavailable(e: sqlx::Error) -> StoreError {
+    StoreError::Unavailable(e.to_string())
+}
+
+fn game_from_row(row: &SqliteRow) -> Result<GameRow, sqlx::Error> {
+    Ok(GameRow {
+        id: row.try_get(0)?,
+        request_id: row.try_get(1)?,
+        created_wall_ms: row.try_get(2)?,
+        event_name: row.try_get(3)?,
+        round: row.try_get(4)?,
+        white: row.try_get(5)?,
+        black: row.try_get(6)?,
+        spec_json: row.try_get(7)?,
+        status: row.try_get(8)?,
+        result: row.try_get(9)?,
+        last_seq: row.try_get(10)?,
+        updated_wall_ms: row.try_get(11)?,
+    })
+}
+
+fn event_from_row(row: &SqliteRow) -> Result<EventRow, sqlx::Error> {
+    Ok(EventRow {
+        game_id: row.try_get(0)?,
+        seq: row.try_get(1)?,
+        request_id: row.try_get(2)?,
+        actor: row.try_get(3)?,
+        at_ms: row.try_get(4)?,
+        wall_ms: row.try_get(5)?,
+        event_json: row.try_get(6)?,
+        rulings_json: row.try_get(7)?,
+    })
+}
+
+fn token_from_row(row: &SqliteRow) -> Result<TokenRow, sqlx::Error> {
+    Ok(TokenRow {
+        id: row.try_get(0)?,
+        secret_sha256: row.try_get(1)?,
+        role: row.try_get(2)?,
+        label: row.try_get(3)?,
+        created_wall_ms: row.try_get(4)?,
+    })
+}

@@ -1,0 +1,89 @@
+//! The playing hall: every loaded game's table, loaded on first use.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use tokio::sync::{Mutex, OnceCell};
+
+use crate::error::ApiError;
+use crate::store::{EventStore, GameRow, Storage};
+use crate::table::{self, TableHandle};
+
+/// The tables of the games in memory.
+#[derive(Debug)]
+pub struct Hall {
+    store: Storage,
+    tables: Mutex<HashMap<String, Arc<OnceCell<TableHandle>>>>,
+}
+
+impl Hall {
+    pub fn new(store: Storage) -> Hall {
+        Hall { store, tables: Mutex::new(HashMap::new()) }
+    }
+
+    pub fn store(&self) -> &Storage {
+        &self.store
+    }
+
+    /// The table of game `id`, loading it from storage if needed. Only one
+    /// table is ever started per game: concurrent callers wait for the same
+    /// load.
+    ///
+    /// # Errors
+    /// [`ApiError::NotFound`], [`ApiError::Unavailable`],
+    /// [`ApiError::Internal`].
+    pub async fn table(&self, id: &str) -> Result<TableHandle, ApiError> {
+        loop {
+            let cell = {
+                let mut tables = self.tables.lock().await;
+                let cell = tables.entry(id.to_string()).or_default().clone();
+                // A finished game's table stops when idle; forget it so that
+                // the next use loads it again.
+                if cell.get().is_some_and(TableHandle::is_closed) {
+                    tables.remove(id);
+                    continue;
+                }
+                cell
+            };
+            let result = cell.get_or_try_init(|| table::open(self.store.clone(), id)).await.cloned();
+            if result.is_err() {
+                // Do not keep a failed load: the next call tries again.
+                let mut tables = self.tables.lock().await;
+                if tables.get(id).is_some_and(|c| Arc::ptr_eq(c, &cell) && c.get().is_none()) {
+                    tables.remove(id);
+                }
+            }
+            return result;
+        }
+    }
+
+    /// Creates a game in storage (its table is loaded on first use).
+    ///
+    /// # Errors
+    /// As [`EventStore::create_game`].
+    pub async fn create(&self, row: &GameRow) -> Result<(), ApiError> {
+        self.store.create_game(row).await.map_err(ApiError::from)
+    }
+
+    /// Loads every unfinished game, so that their timers run and outages are
+    /// recorded at once after a restart. Returns how many were loaded.
+    ///
+    /// # Errors
+    /// [`ApiError::Unavailable`] if the list cannot be read.
+    pub async fn load_unfinished(&self) -> Result<usize, ApiError> {
+        let ids = self.store.unfinished_games().await?;
+        let mut loaded = 0;
+        for id in ids {
+            match self.table(&id).await {
+                Ok(_) => loaded += 1,
+                Err(e) => tracing::error!(game = %id, error = %e, "cannot load an unfinished game"),
+            }
+        }
+        Ok(loaded)
+    }
+
+    /// How many tables are loaded.
+    pub async fn loaded(&self) -> usize {
+        self.tables.lock().await.len()
+    }
+}

@@ -1,0 +1,158 @@
+//! PGN export: the moves on the record with `[%clk]` readings, and every
+//! ruling other than plain move bookkeeping as a comment naming its rule.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use arbiter_chess::pgn::{GameResult as PgnResult, PgnMove, WriteOptions, format_game};
+use arbiter_chess::{CastlingMode, FenOptions, Position};
+use arbiter_laws::ruling::Decision;
+use arbiter_proto::v1 as pb;
+
+use crate::error::ApiError;
+use crate::store::EventRow;
+use crate::table::stored_rulings;
+
+/// The PGN of `game`, given its whole event log.
+///
+/// # Errors
+/// [`ApiError::Internal`] if the stored game cannot be written (a corrupt
+/// log).
+pub fn export(game: &pb::Game, events: &[EventRow]) -> Result<String, ApiError> {
+    let regs = game.regulations.clone().unwrap_or_default();
+    let start = if regs.start_fen.is_empty() {
+        let mut p = Position::startpos();
+        if regs.chess960 {
+            let _ = p.set_castling_mode(CastlingMode::Chess960);
+        }
+        p
+    } else {
+        let options = FenOptions { chess960: regs.chess960, ..FenOptions::STRICT };
+        Position::from_fen_with(&regs.start_fen, options).map_err(|e| {
+            ApiError::Internal(format!("{}: stored start position unreadable: {e}", game.name))
+        })?
+    };
+
+    // Walk the log: the clock after each completed move, and the rulings to
+    // show after the move that was on the record when they were given.
+    let mut clocks: BTreeMap<usize, i64> = BTreeMap::new();
+    let mut comments: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+    let mut ply = 0usize;
+    let mut last_made = 0usize;
+    for row in events {
+        for r in stored_rulings(row)? {
+            match &r.decision {
+                Decision::MoveMade { ply: p, .. } => {
+                    // `ply` counts the plies before the move.
+                    last_made = p + 1;
+                    ply = last_made;
+                }
+                Decision::MoveCompleted { remaining_ms, .. } => {
+                    clocks.insert(last_made, *remaining_ms);
+                }
+                Decision::PositionReinstated { ply: p, .. } => {
+                    ply = *p;
+                    clocks.retain(|k, _| *k <= ply);
+                    comments
+                        .entry(ply)
+                        .or_default()
+                        .push(format!("{}: position before ply {p} reinstated", r.rule));
+                }
+                Decision::GameStarted { .. } | Decision::PremoveQueued { .. } => {}
+                _ => {
+                    let text = crate::convert::ruling_to_proto(&r).summary.replace(['{', '}'], "");
+                    comments.entry(ply).or_default().push(format!("{}: {text}", r.rule));
+                }
+            }
+        }
+    }
+
+    let mut moves = Vec::with_capacity(game.moves_uci.len());
+    let mut pos = start.clone();
+    for (i, text) in game.moves_uci.iter().enumerate() {
+        let m = pos
+            .parse_uci(text)
+            .map_err(|e| ApiError::Internal(format!("{}: stored move {text} unreadable: {e}", game.name)))?;
+        let mut pm = PgnMove::new(m);
+        if let Some(ms) = clocks.get(&(i + 1)) {
+            pm = pm.with_clock(Duration::from_millis(u64::try_from(*ms).unwrap_or(0)));
+        }
+        if let Some(c) = comments.get(&(i + 1)) {
+            pm = pm.with_comment(c.join("; "));
+        }
+        moves.push(pm);
+        pos = pos.after(m);
+    }
+
+    let end = game.end.as_ref();
+    let result_text = end.map_or("*", |e| e.result.as_str());
+    let result = match result_text {
+        "1-0" => PgnResult::WhiteWins,
+        "0-1" => PgnResult::BlackWins,
+        "1/2-1/2" => PgnResult::Draw,
+        _ => PgnResult::Unknown,
+    };
+    let date = game.create_time.as_ref().map_or_else(|| "????.??.??".to_string(), |t| pgn_date(t.seconds));
+    let white = game.white.as_ref().map_or("?", |p| p.name.as_str());
+    let black = game.black.as_ref().map_or("?", |p| p.name.as_str());
+    let mut tags: Vec<(&str, String)> = vec![
+        ("Event", if game.event.is_empty() { "?".into() } else { game.event.clone() }),
+        ("Site", "?".into()),
+        ("Date", date),
+        ("Round", if game.round.is_empty() { "?".into() } else { game.round.clone() }),
+        ("White", white.into()),
+        ("Black", black.into()),
+        ("Result", result.as_str().into()),
+        ("TimeControl", regs.time_control.clone()),
+    ];
+    if !regs.start_fen.is_empty() {
+        tags.push(("SetUp", "1".into()));
+        tags.push(("FEN", regs.start_fen.clone()));
+    }
+    if regs.chess960 {
+        tags.push(("Variant", "Chess960".into()));
+    }
+    if let Some(e) = end {
+        tags.push(("Termination", format!("{} ({})", e.reason, e.rule_id).replace('"', "'")));
+        if result == PgnResult::Unknown && e.result != "*" {
+            // Scores PGN cannot write as a result (forfeits, adjusted
+            // scores) are kept in a tag of their own.
+            tags.push(("ArbiterResult", e.result.clone()));
+        }
+    }
+    if let Some(c) = comments.get(&0) {
+        tags.push((
+            "Annotator",
+            format!("Arbiter; before the first move: {}", c.join("; ")).replace('"', "'"),
+        ));
+    }
+    format_game(&tags, &start, &moves, result, WriteOptions::default())
+        .map_err(|e| ApiError::Internal(format!("{}: cannot write PGN: {e}", game.name)))
+}
+
+/// `YYYY.MM.DD` for Unix seconds (UTC), by the civil-from-days algorithm.
+fn pgn_date(unix_seconds: i64) -> String {
+    let days = unix_seconds.div_euclid(86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}.{m:02}.{d:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pgn_date;
+
+    #[test]
+    fn dates() {
+        assert_eq!(pgn_date(0), "1970.01.01");
+        assert_eq!(pgn_date(951_782_400), "2000.02.29");
+        assert_eq!(pgn_date(1_796_083_200), "2026.12.01");
+    }
+}

@@ -1,0 +1,764 @@
+//! The gRPC service `chess.arbiter.v1.ArbiterService`.
+//!
+//! Each method authenticates the caller, checks its role, turns the request
+//! into an act (malformed input fails here with INVALID_ARGUMENT), and hands
+//! the act to the game's table, which applies the Laws and records the
+//! result. Errors become statuses in one place, [`crate::error`].
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use arbiter_chess::Color;
+use arbiter_laws::event::Event;
+use arbiter_laws::game::Game;
+use arbiter_proto::v1 as pb;
+use arbiter_proto::v1::arbiter_service_server::ArbiterService;
+use tokio::sync::{broadcast, mpsc};
+use tokio_stream::wrappers::ReceiverStream;
+use tokio_util::sync::CancellationToken;
+use tonic::metadata::MetadataMap;
+use tonic::{Request, Response, Status};
+
+use crate::auth::{Authority, Principal, Role};
+use crate::convert;
+use crate::error::ApiError;
+use crate::hall::Hall;
+use crate::store::{EventStore, GameFilter, GameRow};
+use crate::table::{self, Act, GameSpec, PlayerSpec, TableHandle, wall_ms};
+
+/// Longest accepted request id.
+const MAX_REQUEST_ID: usize = 128;
+/// Longest accepted label (event, round, player name).
+const MAX_LABEL: usize = 200;
+
+/// The service's shared state.
+#[derive(Debug, Clone)]
+pub struct Arbiter {
+    pub(crate) hall: Arc<Hall>,
+    pub(crate) auth: Arc<Authority>,
+    pub(crate) heartbeat: Duration,
+    pub(crate) shutdown: CancellationToken,
+}
+
+type Reply<T> = Result<Response<T>, Status>;
+
+impl Arbiter {
+    /// Runs one RPC: measures it and maps its error to a status.
+    async fn observe<T>(
+        &self,
+        method: &'static str,
+        work: impl Future<Output = Result<T, ApiError>>,
+    ) -> Reply<T> {
+        let started = Instant::now();
+        let result = work.await;
+        let code = match &result {
+            Ok(_) => "OK",
+            Err(e) => code_name(e.code()),
+        };
+        metrics::counter!("grpc_server_handled_total", "grpc_method" => method, "grpc_code" => code)
+            .increment(1);
+        metrics::histogram!("grpc_server_handling_seconds", "grpc_method" => method)
+            .record(started.elapsed().as_secs_f64());
+        match result {
+            Ok(v) => Ok(Response::new(v)),
+            Err(e) => {
+                if matches!(e, ApiError::Internal(_)) {
+                    tracing::error!(method, error = %e, "internal error");
+                } else {
+                    tracing::debug!(method, error = %e, "request refused");
+                }
+                Err(e.into())
+            }
+        }
+    }
+
+    /// A player's act: a player token acts for its colour; an arbiter for
+    /// the colour named.
+    #[allow(clippy::too_many_arguments)]
+    async fn player_act(
+        &self,
+        metadata: &MetadataMap,
+        name: &str,
+        color: i32,
+        request_id: &str,
+        expected_seq: Option<i64>,
+        make: impl FnOnce(Color) -> Result<Act, ApiError>,
+    ) -> Result<(pb::GameEvent, pb::Game), ApiError> {
+        let principal = self.auth.authenticate(metadata).await?;
+        let id = game_id(name)?;
+        let named =
+            convert::color_from_proto("color", color).map_err(|v| ApiError::InvalidArgument(vec![v]))?;
+        let color = principal.act_for(&id, named)?;
+        let act = make(color)?;
+        self.apply(&principal, &id, act, request_id, expected_seq).await
+    }
+
+    /// An arbiter action.
+    async fn arbiter_act(
+        &self,
+        metadata: &MetadataMap,
+        name: &str,
+        request_id: &str,
+        expected_seq: Option<i64>,
+        make: impl FnOnce() -> Result<Act, ApiError>,
+    ) -> Result<(pb::GameEvent, pb::Game), ApiError> {
+        let principal = self.auth.authenticate(metadata).await?;
+        let id = game_id(name)?;
+        principal.require(&[Role::Arbiter], "this arbiter action")?;
+        let act = make()?;
+        self.apply(&principal, &id, act, request_id, expected_seq).await
+    }
+
+    async fn apply(
+        &self,
+        principal: &Principal,
+        id: &str,
+        act: Act,
+        request_id: &str,
+        expected_seq: Option<i64>,
+    ) -> Result<(pb::GameEvent, pb::Game), ApiError> {
+        let request_id = request_id_of(request_id)?;
+        if let Some(seq) = expected_seq
+            && seq < 0
+        {
+            return Err(ApiError::field("expected_seq", "must not be negative"));
+        }
+        let table = self.hall.table(id).await?;
+        let acted = table.act(act, principal.actor(), request_id, expected_seq).await?;
+        Ok((acted.event, acted.game))
+    }
+
+    async fn read_table(
+        &self,
+        metadata: &MetadataMap,
+        name: &str,
+    ) -> Result<(String, TableHandle), ApiError> {
+        let principal = self.auth.authenticate(metadata).await?;
+        let id = game_id(name)?;
+        principal.may_read(&id)?;
+        Ok((id.clone(), self.hall.table(&id).await?))
+    }
+
+    async fn create_game_impl(
+        &self,
+        metadata: &MetadataMap,
+        r: pb::CreateGameRequest,
+    ) -> Result<pb::CreateGameResponse, ApiError> {
+        let principal = self.auth.authenticate(metadata).await?;
+        principal.require(&[Role::Service, Role::Arbiter], "CreateGame")?;
+        let request_id = request_id_of(&r.request_id)?;
+        if let Some(rid) = &request_id
+            && let Some(row) = self.hall.store().game_by_request(rid).await?
+        {
+            return self.created(&row.id).await;
+        }
+        let mut violations = Vec::new();
+        let regulations = match &r.regulations {
+            Some(regs) => match convert::regulations_from_proto(regs) {
+                Ok(regs) => Some(regs),
+                Err(mut v) => {
+                    violations.append(&mut v);
+                    None
+                }
+            },
+            None => {
+                violations.push(convert::Violation {
+                    field: "regulations".into(),
+                    description: "regulations are required (at least a time control)".into(),
+                });
+                None
+            }
+        };
+        let id = if r.game_id.is_empty() {
+            format!("g{}", uuid::Uuid::now_v7().simple())
+        } else {
+            match check_game_id(&r.game_id) {
+                Ok(()) => r.game_id.clone(),
+                Err(d) => {
+                    violations.push(convert::Violation { field: "game_id".into(), description: d });
+                    String::new()
+                }
+            }
+        };
+        let white = player_of("white", r.white.as_ref(), &mut violations);
+        let black = player_of("black", r.black.as_ref(), &mut violations);
+        for (field, value) in [("event", &r.event), ("round", &r.round)] {
+            if value.chars().count() > MAX_LABEL || value.chars().any(char::is_control) {
+                violations.push(convert::Violation {
+                    field: field.into(),
+                    description: format!("at most {MAX_LABEL} characters, no control characters"),
+                });
+            }
+        }
+        let Some(regulations) = regulations.filter(|_| violations.is_empty()) else {
+            return Err(ApiError::InvalidArgument(violations));
+        };
+        // Building the game checks what the regulations alone cannot (the
+        // start position with the castling mode, for one).
+        Game::new(regulations.clone()).map_err(|e| ApiError::field("regulations", e.to_string()))?;
+        let spec = GameSpec {
+            version: 1,
+            event: r.event.clone(),
+            round: r.round.clone(),
+            white,
+            black,
+            regulations,
+        };
+        let now = wall_ms();
+        let row = GameRow {
+            id: id.clone(),
+            request_id: request_id.clone(),
+            created_wall_ms: now,
+            event_name: r.event.clone(),
+            round: r.round.clone(),
+            white: spec.white.name.clone(),
+            black: spec.black.name.clone(),
+            spec_json: serde_json::to_string(&spec)
+                .map_err(|e| ApiError::Internal(format!("cannot encode the game: {e}")))?,
+            status: "PENDING".into(),
+            result: None,
+            last_seq: 0,
+            updated_wall_ms: now,
+        };
+        match self.hall.create(&row).await {
+            Ok(()) => {}
+            Err(ApiError::Aborted { reason: "DUPLICATE_REQUEST", .. }) => {
+                // Another call with the same request id won the race.
+                if let Some(rid) = &request_id
+                    && let Some(row) = self.hall.store().game_by_request(rid).await?
+                {
+                    return self.created(&row.id).await;
+                }
+                return Err(ApiError::Unavailable("retry the request".into()));
+            }
+            Err(e) => return Err(e),
+        }
+        metrics::counter!("arbiter_games_created_total").increment(1);
+        if r.start {
+            let table = self.hall.table(&id).await?;
+            table.act(Act::Event(Event::Start), principal.actor(), None, Some(0)).await?;
+        }
+        self.created(&id).await
+    }
+
+    async fn created(&self, id: &str) -> Result<pb::CreateGameResponse, ApiError> {
+        let game = self.hall.table(id).await?.read().await?;
+        Ok(pb::CreateGameResponse {
+            game: Some(game),
+            white_token: self.auth.player_token(id, Color::White),
+            black_token: self.auth.player_token(id, Color::Black),
+        })
+    }
+
+    async fn list_games_impl(
+        &self,
+        metadata: &MetadataMap,
+        r: pb::ListGamesRequest,
+    ) -> Result<pb::ListGamesResponse, ApiError> {
+        let principal = self.auth.authenticate(metadata).await?;
+        principal.require(&[Role::Service, Role::Arbiter, Role::Viewer], "ListGames")?;
+        let size = page_size(r.page_size, 50)?;
+        let after_id = if r.page_token.is_empty() {
+            None
+        } else {
+            check_game_id(&r.page_token).map_err(|_| ApiError::field("page_token", "not a page token"))?;
+            Some(r.page_token.clone())
+        };
+        let status = match pb::GameStatus::try_from(r.status) {
+            Ok(pb::GameStatus::Unspecified) => None,
+            Ok(pb::GameStatus::Pending) => Some("PENDING"),
+            Ok(pb::GameStatus::InProgress) => Some("IN_PROGRESS"),
+            Ok(pb::GameStatus::Finished) => Some("FINISHED"),
+            Err(_) => return Err(ApiError::field("status", format!("unknown status {}", r.status))),
+        };
+        let filter = GameFilter {
+            event_name: Some(r.event.clone()).filter(|s| !s.is_empty()),
+            round: Some(r.round.clone()).filter(|s| !s.is_empty()),
+            status: status.map(str::to_string),
+            after_id,
+            limit: size + 1,
+        };
+        let mut rows = self.hall.store().list_games(&filter).await?;
+        let more = rows.len() > size as usize;
+        rows.truncate(size as usize);
+        let mut games = Vec::with_capacity(rows.len());
+        for row in &rows {
+            games.push(self.hall.table(&row.id).await?.read().await?);
+        }
+        let next_page_token =
+            if more { rows.last().map(|r| r.id.clone()).unwrap_or_default() } else { String::new() };
+        Ok(pb::ListGamesResponse { games, next_page_token })
+    }
+
+    async fn list_events_impl(
+        &self,
+        metadata: &MetadataMap,
+        r: pb::ListGameEventsRequest,
+    ) -> Result<pb::ListGameEventsResponse, ApiError> {
+        let principal = self.auth.authenticate(metadata).await?;
+        let id = game_id_field("parent", &r.parent)?;
+        principal.may_read(&id)?;
+        let size = page_size(r.page_size, 100)?;
+        let after: i64 = if r.page_token.is_empty() {
+            0
+        } else {
+            r.page_token
+                .parse()
+                .ok()
+                .filter(|n: &i64| *n >= 0)
+                .ok_or_else(|| ApiError::field("page_token", "not a page token"))?
+        };
+        if self.hall.store().game(&id).await?.is_none() {
+            return Err(ApiError::NotFound(format!("games/{id}")));
+        }
+        let rows = self.hall.store().events(&id, after, size + 1).await?;
+        let more = rows.len() > size as usize;
+        let mut events = Vec::with_capacity(rows.len());
+        for row in rows.iter().take(size as usize) {
+            events.push(table::event_to_proto(row)?);
+        }
+        let next_page_token =
+            if more { events.last().map(|e| e.seq.to_string()).unwrap_or_default() } else { String::new() };
+        Ok(pb::ListGameEventsResponse { events, next_page_token })
+    }
+
+    async fn export_pgn_impl(
+        &self,
+        metadata: &MetadataMap,
+        r: pb::ExportPgnRequest,
+    ) -> Result<pb::ExportPgnResponse, ApiError> {
+        let (id, table) = self.read_table(metadata, &r.name).await?;
+        let game = table.read().await?;
+        let mut rows = Vec::new();
+        loop {
+            let after = rows.last().map_or(0, |r: &crate::store::EventRow| r.seq);
+            let page = self.hall.store().events(&id, after, 1000).await?;
+            let done = page.len() < 1000;
+            rows.extend(page);
+            if done || rows.last().is_some_and(|r| r.seq >= game.last_seq) {
+                break;
+            }
+        }
+        rows.retain(|r| r.seq <= game.last_seq);
+        Ok(pb::ExportPgnResponse { pgn: crate::pgn::export(&game, &rows)? })
+    }
+
+    async fn watch_impl(
+        &self,
+        metadata: &MetadataMap,
+        r: pb::WatchGameRequest,
+    ) -> Result<ReceiverStream<Result<pb::WatchGameResponse, Status>>, ApiError> {
+        if r.after_seq < 0 {
+            return Err(ApiError::field("after_seq", "must not be negative"));
+        }
+        let (id, table) = self.read_table(metadata, &r.name).await?;
+        // Subscribe before reading the log, so nothing falls between the two.
+        let live = table.subscribe();
+        let game = table.read().await?;
+        let (tx, rx) = mpsc::channel(64);
+        let watcher = Watcher {
+            id,
+            table,
+            store: self.hall.store().clone(),
+            tx,
+            last: r.after_seq,
+            heartbeat: self.heartbeat,
+            shutdown: self.shutdown.clone(),
+        };
+        metrics::gauge!("arbiter_watch_streams").increment(1.0);
+        tokio::spawn(async move {
+            watcher.run(game, live).await;
+            metrics::gauge!("arbiter_watch_streams").decrement(1.0);
+        });
+        Ok(ReceiverStream::new(rx))
+    }
+}
+
+/// One WatchGame stream.
+struct Watcher {
+    id: String,
+    table: TableHandle,
+    store: crate::store::Storage,
+    tx: mpsc::Sender<Result<pb::WatchGameResponse, Status>>,
+    /// The last sequence number sent.
+    last: i64,
+    heartbeat: Duration,
+    shutdown: CancellationToken,
+}
+
+enum Flow {
+    Continue,
+    Stop,
+}
+
+impl Watcher {
+    async fn send(&self, item: pb::watch_game_response::Item) -> Flow {
+        match self.tx.send(Ok(pb::WatchGameResponse { item: Some(item) })).await {
+            Ok(()) => Flow::Continue,
+            Err(_) => Flow::Stop,
+        }
+    }
+
+    /// Sends every stored event after `last`; `Stop` when the client left or
+    /// the game is over and everything was sent.
+    async fn backfill(&mut self) -> Flow {
+        loop {
+            let page = match self.store.events(&self.id, self.last, 500).await {
+                Ok(page) => page,
+                Err(e) => {
+                    let _ = self.tx.send(Err(ApiError::from(e).into())).await;
+                    return Flow::Stop;
+                }
+            };
+            let n = page.len();
+            for row in page {
+                let event = match table::event_to_proto(&row) {
+                    Ok(e) => e,
+                    Err(e) => {
+                        let _ = self.tx.send(Err(e.into())).await;
+                        return Flow::Stop;
+                    }
+                };
+                if let Flow::Stop = self.send(pb::watch_game_response::Item::Event(event)).await {
+                    return Flow::Stop;
+                }
+                self.last = row.seq;
+            }
+            if n < 500 {
+                break;
+            }
+        }
+        match self.store.game(&self.id).await {
+            Ok(Some(row)) if row.status == "FINISHED" && self.last >= row.last_seq => Flow::Stop,
+            _ => Flow::Continue,
+        }
+    }
+
+    async fn run(mut self, game: pb::Game, mut live: broadcast::Receiver<Arc<table::Recorded>>) {
+        if let Flow::Stop = self.send(pb::watch_game_response::Item::Game(game)).await {
+            return;
+        }
+        if let Flow::Stop = self.backfill().await {
+            return;
+        }
+        let mut beat = tokio::time::interval(self.heartbeat);
+        beat.tick().await;
+        loop {
+            tokio::select! {
+                received = live.recv() => {
+                    let flow = match received {
+                        Ok(rec) if rec.event.seq <= self.last => Flow::Continue,
+                        Ok(rec) if rec.event.seq == self.last + 1 => {
+                            self.last = rec.event.seq;
+                            match self.send(pb::watch_game_response::Item::Event(rec.event.clone())).await {
+                                Flow::Stop => Flow::Stop,
+                                Flow::Continue if rec.finished => Flow::Stop,
+                                Flow::Continue => Flow::Continue,
+                            }
+                        }
+                        // A gap (the stream lagged): the log has everything.
+                        Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => self.backfill().await,
+                        Err(broadcast::error::RecvError::Closed) => {
+                            let _ = self.backfill().await;
+                            Flow::Stop
+                        }
+                    };
+                    if let Flow::Stop = flow {
+                        return;
+                    }
+                }
+                _ = beat.tick() => {
+                    let clocks = match self.table.read().await {
+                        Ok(g) => g.clocks.unwrap_or_default(),
+                        Err(_) => continue,
+                    };
+                    if let Flow::Stop = self.send(pb::watch_game_response::Item::Heartbeat(clocks)).await {
+                        return;
+                    }
+                }
+                () = self.tx.closed() => return,
+                () = self.shutdown.cancelled() => {
+                    let _ = self.tx.send(Err(Status::unavailable("the service is shutting down; resume the watch"))).await;
+                    return;
+                }
+            }
+        }
+    }
+}
+
+fn code_name(code: tonic::Code) -> &'static str {
+    use tonic::Code::*;
+    match code {
+        Ok => "OK",
+        Cancelled => "CANCELLED",
+        Unknown => "UNKNOWN",
+        InvalidArgument => "INVALID_ARGUMENT",
+        DeadlineExceeded => "DEADLINE_EXCEEDED",
+        NotFound => "NOT_FOUND",
+        AlreadyExists => "ALREADY_EXISTS",
+        PermissionDenied => "PERMISSION_DENIED",
+        ResourceExhausted => "RESOURCE_EXHAUSTED",
+        FailedPrecondition => "FAILED_PRECONDITION",
+        Aborted => "ABORTED",
+        OutOfRange => "OUT_OF_RANGE",
+        Unimplemented => "UNIMPLEMENTED",
+        Internal => "INTERNAL",
+        Unavailable => "UNAVAILABLE",
+        DataLoss => "DATA_LOSS",
+        Unauthenticated => "UNAUTHENTICATED",
+    }
+}
+
+/// Checks a game id: `[a-z][a-z0-9-]{0,62}`.
+fn check_game_id(id: &str) -> Result<(), String> {
+    let ok = !id.is_empty()
+        && id.len() <= 63
+        && id.as_bytes()[0].is_ascii_lowercase()
+        && id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "{id:?} is not a game id: 1 to 63 characters, lowercase letters, digits and '-', starting with a letter"
+        ))
+    }
+}
+
+fn game_id_field(field: &str, name: &str) -> Result<String, ApiError> {
+    let id = name.strip_prefix("games/").ok_or_else(|| {
+        ApiError::field(field, format!("{name:?} is not a game name: expected `games/{{game}}`"))
+    })?;
+    check_game_id(id).map_err(|d| ApiError::field(field, d))?;
+    Ok(id.to_string())
+}
+
+fn game_id(name: &str) -> Result<String, ApiError> {
+    game_id_field("name", name)
+}
+
+fn request_id_of(text: &str) -> Result<Option<String>, ApiError> {
+    if text.is_empty() {
+        return Ok(None);
+    }
+    if text.len() > MAX_REQUEST_ID || !text.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(ApiError::field(
+            "request_id",
+            format!("at most {MAX_REQUEST_ID} printable ASCII characters (a UUID is best)"),
+        ));
+    }
+    Ok(Some(text.to_string()))
+}
+
+fn page_size(size: i32, default: u32) -> Result<u32, ApiError> {
+    match size {
+        0 => Ok(default),
+        1..=1000 => Ok(size as u32),
+        _ => Err(ApiError::field("page_size", "must be between 1 and 1000 (0 for the default)")),
+    }
+}
+
+fn player_of(field: &str, p: Option<&pb::Player>, violations: &mut Vec<convert::Violation>) -> PlayerSpec {
+    let p = p.cloned().unwrap_or_default();
+    if p.name.chars().count() > MAX_LABEL || p.name.chars().any(char::is_control) {
+        violations.push(convert::Violation {
+            field: format!("{field}.name"),
+            description: format!("at most {MAX_LABEL} characters, no control characters"),
+        });
+    }
+    if p.fide_id.len() > 12 || !p.fide_id.bytes().all(|b| b.is_ascii_digit()) {
+        violations.push(convert::Violation {
+            field: format!("{field}.fide_id"),
+            description: "a FIDE id is up to 12 digits".into(),
+        });
+    }
+    PlayerSpec { name: p.name, fide_id: p.fide_id }
+}
+
+fn required_color(field: &str, value: i32) -> Result<Color, ApiError> {
+    convert::color_from_proto(field, value)
+        .map_err(|v| ApiError::InvalidArgument(vec![v]))?
+        .ok_or_else(|| ApiError::field(field, "the colour is required"))
+}
+
+fn bad(v: convert::Violation) -> ApiError {
+    ApiError::InvalidArgument(vec![v])
+}
+
+/// The service implementation: one method per act, generated by a macro so
+/// that every act goes through the same authentication, validation and
+/// recording path. (The trait is an `async_trait`, so the macro emits the
+/// whole impl block.)
+macro_rules! arbiter_service {
+    (
+        players { $( $pm:ident($preq:ident) -> $presp:ident |$pr:ident, $pc:ident| $pact:expr; )* }
+        arbiter { $( $am:ident($areq:ident) -> $aresp:ident |$ar:ident| $aact:expr; )* }
+        $($rest:tt)*
+    ) => {
+        #[tonic::async_trait]
+        impl ArbiterService for Arbiter {
+            $(
+                async fn $pm(&self, request: Request<pb::$preq>) -> Reply<pb::$presp> {
+                    self.observe(stringify!($pm), async {
+                        let (metadata, _, $pr) = request.into_parts();
+                        let (event, game) = self
+                            .player_act(&metadata, &$pr.name, $pr.color, &$pr.request_id, $pr.expected_seq,
+                                |$pc| $pact)
+                            .await?;
+                        Ok(pb::$presp { event: Some(event), game: Some(game) })
+                    })
+                    .await
+                }
+            )*
+            $(
+                async fn $am(&self, request: Request<pb::$areq>) -> Reply<pb::$aresp> {
+                    self.observe(stringify!($am), async {
+                        let (metadata, _, $ar) = request.into_parts();
+                        let (event, game) = self
+                            .arbiter_act(&metadata, &$ar.name, &$ar.request_id, $ar.expected_seq, || $aact)
+                            .await?;
+                        Ok(pb::$aresp { event: Some(event), game: Some(game) })
+                    })
+                    .await
+                }
+            )*
+            $($rest)*
+        }
+    };
+}
+
+fn ev(event: Event) -> Result<Act, ApiError> {
+    Ok(Act::Event(event))
+}
+
+arbiter_service! {
+    players {
+        make_move(MakeMoveRequest) -> MakeMoveResponse |r, color| Ok(Act::Move {
+            color, text: r.r#move.clone(), premove: r.premove, castle: r.castle,
+        });
+        touch_piece(TouchPieceRequest) -> TouchPieceResponse |r, color| ev(Event::Touch {
+            color,
+            square: convert::parse_square("square", &r.square).map_err(bad)?,
+            kind: convert::touch_kind_from_proto("kind", r.kind).map_err(bad)?,
+        });
+        announce_adjust(AnnounceAdjustRequest) -> AnnounceAdjustResponse |r, color|
+            ev(Event::AnnounceAdjust { color });
+        place_promotion_piece(PlacePromotionPieceRequest) -> PlacePromotionPieceResponse |r, color|
+            ev(Event::PromotionPieceTouched {
+                color, role: convert::promotion_role_from_proto("piece", r.piece).map_err(bad)?,
+            });
+        release_castling_king(ReleaseCastlingKingRequest) -> ReleaseCastlingKingResponse |r, color|
+            ev(Event::CastlingKingReleased {
+                color, to: convert::parse_square("square", &r.square).map_err(bad)?,
+            });
+        report_two_hands(ReportTwoHandsRequest) -> ReportTwoHandsResponse |r, color|
+            ev(Event::UsedTwoHands { color });
+        press_clock(PressClockRequest) -> PressClockResponse |r, color|
+            ev(Event::PressClock { color, other_hand: r.other_hand });
+        offer_draw(OfferDrawRequest) -> OfferDrawResponse |r, color| ev(Event::OfferDraw { color });
+        accept_draw(AcceptDrawRequest) -> AcceptDrawResponse |r, color| ev(Event::AcceptDraw { color });
+        decline_draw(DeclineDrawRequest) -> DeclineDrawResponse |r, color| ev(Event::DeclineDraw { color });
+        claim_draw(ClaimDrawRequest) -> ClaimDrawResponse |r, color| Ok(Act::Claim {
+            color,
+            kind: convert::claim_kind_from_proto("kind", r.kind).map_err(bad)?,
+            intended: Some(r.intended_move.clone()).filter(|m| !m.trim().is_empty()),
+        });
+        resign_game(ResignGameRequest) -> ResignGameResponse |r, color| ev(Event::Resign { color });
+        record_arrival(RecordArrivalRequest) -> RecordArrivalResponse |r, color|
+            ev(Event::PlayerArrived { color });
+        record_disconnect(RecordDisconnectRequest) -> RecordDisconnectResponse |r, color|
+            ev(Event::Disconnect { color });
+        record_reconnect(RecordReconnectRequest) -> RecordReconnectResponse |r, color|
+            ev(Event::Reconnect { color });
+        request_increment(RequestIncrementRequest) -> RequestIncrementResponse |r, color|
+            ev(Event::RequestIncrement { color });
+        claim_no_winning_attempt(ClaimNoWinningAttemptRequest) -> ClaimNoWinningAttemptResponse |r, color|
+            ev(Event::ClaimNoWinningAttempt { color });
+    }
+    arbiter {
+        start_game(StartGameRequest) -> StartGameResponse |r| ev(Event::Start);
+        pause_clocks(PauseClocksRequest) -> PauseClocksResponse |r| ev(Event::PauseClocks);
+        resume_clocks(ResumeClocksRequest) -> ResumeClocksResponse |r| ev(Event::ResumeClocks);
+        adjust_clock(AdjustClockRequest) -> AdjustClockResponse |r| {
+            if r.delta_ms == 0 || r.delta_ms.abs() > 86_400_000 {
+                return Err(ApiError::field("delta_ms", "must be non-zero and at most 24 hours either way"));
+            }
+            ev(Event::AdjustClock { color: required_color("color", r.color)?, delta_ms: r.delta_ms })
+        };
+        set_clock(SetClockRequest) -> SetClockResponse |r| {
+            if !(0..=86_400_000).contains(&r.remaining_ms) {
+                return Err(ApiError::field("remaining_ms", "must be between 0 and 24 hours"));
+            }
+            ev(Event::SetClock { color: required_color("color", r.color)?, remaining_ms: r.remaining_ms })
+        };
+        issue_penalty(IssuePenaltyRequest) -> IssuePenaltyResponse |r| ev(Event::Penalty {
+            color: required_color("color", r.color)?,
+            kind: convert::penalty_from_proto(r.kind, r.amount_ms).map_err(bad)?,
+        });
+        reinstate_position(ReinstatePositionRequest) -> ReinstatePositionResponse |r|
+            ev(Event::ReinstatePosition { ply: r.ply as usize });
+        declare_result(DeclareResultRequest) -> DeclareResultResponse |r| ev(Event::DeclareResult {
+            result: convert::declared_result_from_proto("result", r.result).map_err(bad)?,
+        });
+        record_device(RecordDeviceRequest) -> RecordDeviceResponse |r|
+            ev(Event::DeviceFound { color: required_color("color", r.color)? });
+        answer_question(AnswerQuestionRequest) -> AnswerQuestionResponse |r| ev(Event::AnswerQuestion {
+            id: r.question_id,
+            answer: convert::answer_from_proto("answer", r.answer).map_err(bad)?,
+        });
+    }
+
+    async fn create_game(&self, request: Request<pb::CreateGameRequest>) -> Reply<pb::CreateGameResponse> {
+        self.observe("create_game", async {
+            let (metadata, _, r) = request.into_parts();
+            self.create_game_impl(&metadata, r).await
+        })
+        .await
+    }
+
+    async fn get_game(&self, request: Request<pb::GetGameRequest>) -> Reply<pb::GetGameResponse> {
+        self.observe("get_game", async {
+            let (metadata, _, r) = request.into_parts();
+            let (_, table) = self.read_table(&metadata, &r.name).await?;
+            Ok(pb::GetGameResponse { game: Some(table.read().await?) })
+        })
+        .await
+    }
+
+    async fn list_games(&self, request: Request<pb::ListGamesRequest>) -> Reply<pb::ListGamesResponse> {
+        self.observe("list_games", async {
+            let (metadata, _, r) = request.into_parts();
+            self.list_games_impl(&metadata, r).await
+        })
+        .await
+    }
+
+    async fn list_game_events(
+        &self,
+        request: Request<pb::ListGameEventsRequest>,
+    ) -> Reply<pb::ListGameEventsResponse> {
+        self.observe("list_game_events", async {
+            let (metadata, _, r) = request.into_parts();
+            self.list_events_impl(&metadata, r).await
+        })
+        .await
+    }
+
+    type WatchGameStream = ReceiverStream<Result<pb::WatchGameResponse, Status>>;
+
+    async fn watch_game(&self, request: Request<pb::WatchGameRequest>) -> Reply<Self::WatchGameStream> {
+        self.observe("watch_game", async {
+            let (metadata, _, r) = request.into_parts();
+            self.watch_impl(&metadata, r).await
+        })
+        .await
+    }
+
+    async fn export_pgn(&self, request: Request<pb::ExportPgnRequest>) -> Reply<pb::ExportPgnResponse> {
+        self.observe("export_pgn", async {
+            let (metadata, _, r) = request.into_parts();
+            self.export_pgn_impl(&metadata, r).await
+        })
+        .await
+    }
+}

@@ -1,0 +1,667 @@
+//! A table of the playing hall: the one serialised owner of a game in
+//! memory.
+//!
+//! Each loaded game has one task (the table) that receives every command for
+//! it over a channel, so acts on one game are applied one at a time, in the
+//! order they arrive, and no update is ever lost. The table applies an act
+//! to the Laws state machine, appends the event and its rulings to the
+//! durable log, and answers only after the commit. It also wakes at the
+//! game's next deadline (a flag, a default time, a reconnect window) and
+//! records the ruling even if no client ever calls again.
+//!
+//! Time: every game has its own timeline in milliseconds, read from the
+//! service's monotonic clock. After a restart the timeline continues from
+//! the last recorded instant, so time that passed while the service was
+//! down is not charged to the player on move; a `ServiceResumed` event
+//! records the outage (FIDE 6.11 spirit).
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use arbiter_chess::Color;
+use arbiter_laws::event::{ClaimKind, Event};
+use arbiter_laws::game::Game;
+use arbiter_laws::regulations::Regulations;
+use arbiter_laws::ruling::{Decision, Ruling};
+use arbiter_proto::v1 as pb;
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+use crate::convert;
+use crate::error::ApiError;
+use crate::store::{Append, EventRow, EventStore, GameRow, Storage};
+
+/// How long a finished game stays loaded without commands.
+const IDLE_FINISHED: Duration = Duration::from_secs(120);
+/// How long to wait before retrying a deadline whose ruling could not be
+/// stored.
+const STORE_RETRY: Duration = Duration::from_millis(250);
+/// Events replayed per storage read when a game is loaded.
+const REPLAY_PAGE: u32 = 1000;
+
+/// The process-wide origin of the monotonic clock.
+fn epoch() -> Instant {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    *EPOCH.get_or_init(Instant::now)
+}
+
+/// Milliseconds of the monotonic clock since the process-wide origin.
+fn mono_ms() -> i64 {
+    i64::try_from(epoch().elapsed().as_millis()).unwrap_or(i64::MAX)
+}
+
+/// Wall-clock Unix milliseconds.
+pub fn wall_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// A player as the game's specification stores it.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, Default, PartialEq, Eq)]
+pub struct PlayerSpec {
+    pub name: String,
+    pub fide_id: String,
+}
+
+/// Everything needed to rebuild a game besides its events (`spec_json`).
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct GameSpec {
+    pub version: u32,
+    pub event: String,
+    pub round: String,
+    pub white: PlayerSpec,
+    pub black: PlayerSpec,
+    pub regulations: Regulations,
+}
+
+/// The clocks after an event, as stored with its rulings.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+struct ClockSnap {
+    white_ms: i64,
+    black_ms: i64,
+    running: Option<Color>,
+    paused: bool,
+    white_moves: u32,
+    black_moves: u32,
+}
+
+/// What an event led to, as stored (`rulings_json`).
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
+struct Aftermath {
+    rulings: Vec<Ruling>,
+    clocks: ClockSnap,
+    fen: String,
+}
+
+/// An act to apply, before the table turns it into a Laws event (moves in
+/// SAN need the position on the board to be understood).
+#[derive(Clone, Debug)]
+pub enum Act {
+    Event(Event),
+    Move { color: Color, text: String, premove: bool, castle: bool },
+    Claim { color: Color, kind: ClaimKind, intended: Option<String> },
+}
+
+/// The answer to an act: the recorded event and the game after it.
+#[derive(Clone, Debug)]
+pub struct Acted {
+    pub event: pb::GameEvent,
+    pub game: pb::Game,
+}
+
+/// A recorded event as watchers receive it.
+#[derive(Clone, Debug)]
+pub struct Recorded {
+    pub event: pb::GameEvent,
+    /// The game is over after this event.
+    pub finished: bool,
+}
+
+enum Command {
+    Act {
+        act: Act,
+        actor: &'static str,
+        request_id: Option<String>,
+        expected_seq: Option<i64>,
+        reply: oneshot::Sender<Result<Acted, ApiError>>,
+    },
+    Read {
+        reply: oneshot::Sender<Result<pb::Game, ApiError>>,
+    },
+}
+
+/// A handle on a loaded game.
+#[derive(Clone, Debug)]
+pub struct TableHandle {
+    tx: mpsc::Sender<Command>,
+    events: broadcast::Sender<Arc<Recorded>>,
+}
+
+fn gone() -> ApiError {
+    ApiError::Unavailable("the game's table is shutting down; retry".into())
+}
+
+impl TableHandle {
+    /// Whether the table's task has stopped (a finished game left idle).
+    pub fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+
+    /// Applies an act and records it.
+    ///
+    /// # Errors
+    /// Whatever the act or the storage gives.
+    pub async fn act(
+        &self,
+        act: Act,
+        actor: &'static str,
+        request_id: Option<String>,
+        expected_seq: Option<i64>,
+    ) -> Result<Acted, ApiError> {
+        let (reply, rx) = oneshot::channel();
+        self.tx
+            .send(Command::Act { act, actor, request_id, expected_seq, reply })
+            .await
+            .map_err(|_| gone())?;
+        rx.await.map_err(|_| gone())?
+    }
+
+    /// The game as it stands now.
+    ///
+    /// # Errors
+    /// [`ApiError::Unavailable`] if the game cannot be read consistently.
+    pub async fn read(&self) -> Result<pb::Game, ApiError> {
+        let (reply, rx) = oneshot::channel();
+        self.tx.send(Command::Read { reply }).await.map_err(|_| gone())?;
+        rx.await.map_err(|_| gone())?
+    }
+
+    /// Live events from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Recorded>> {
+        self.events.subscribe()
+    }
+}
+
+/// The state a table owns.
+struct Table {
+    store: Storage,
+    row: GameRow,
+    spec: GameSpec,
+    game: Game,
+    last_seq: i64,
+    /// Timeline offset: the game instant is `offset + mono_ms()`.
+    offset: i64,
+    /// Request ids already recorded, with their sequence numbers.
+    requests: HashMap<String, i64>,
+    events: broadcast::Sender<Arc<Recorded>>,
+    /// An append failed after the event was applied in memory: the state
+    /// must be rebuilt from the log before anything else happens.
+    dirty: bool,
+    retry_deadline_at: Option<Instant>,
+}
+
+/// Loads a game from storage and starts its table.
+///
+/// # Errors
+/// [`ApiError::NotFound`], [`ApiError::Unavailable`], or
+/// [`ApiError::Internal`] if the log no longer replays.
+pub async fn open(store: Storage, id: &str) -> Result<TableHandle, ApiError> {
+    let (events, _) = broadcast::channel(256);
+    let mut table = Table::load(store, id, events.clone()).await?;
+    let (tx, rx) = mpsc::channel(64);
+    let running = table.game.is_started() && !table.game.is_over() && !table.game.clock().is_paused();
+    let outage_ms = (wall_ms() - table.row.updated_wall_ms).max(0);
+    tokio::spawn(async move {
+        if running && let Err(e) = table.record_system(Event::ServiceResumed { outage_ms }, "server").await {
+            tracing::warn!(game = %table.row.id, error = %e, "could not record the service outage");
+        }
+        table.run(rx).await;
+    });
+    Ok(TableHandle { tx, events })
+}
+
+impl Table {
+    async fn load(
+        store: Storage,
+        id: &str,
+        events: broadcast::Sender<Arc<Recorded>>,
+    ) -> Result<Table, ApiError> {
+        let row = store.game(id).await?.ok_or_else(|| ApiError::NotFound(format!("games/{id}")))?;
+        let spec: GameSpec = serde_json::from_str(&row.spec_json)
+            .map_err(|e| ApiError::Internal(format!("games/{id}: unreadable specification: {e}")))?;
+        let mut table = Table {
+            store,
+            game: Game::new(spec.regulations.clone()).map_err(|e| {
+                ApiError::Internal(format!("games/{id}: stored regulations no longer valid: {e}"))
+            })?,
+            row,
+            spec,
+            last_seq: 0,
+            offset: 0,
+            requests: HashMap::new(),
+            events,
+            dirty: false,
+            retry_deadline_at: None,
+        };
+        table.replay().await?;
+        // The timeline continues from the last recorded instant.
+        let last_at = table.last_at();
+        table.offset = last_at - mono_ms();
+        Ok(table)
+    }
+
+    /// Rebuilds the game from its log.
+    async fn replay(&mut self) -> Result<(), ApiError> {
+        let id = self.row.id.clone();
+        if let Some(row) = self.store.game(&id).await? {
+            self.row = row;
+        }
+        let mut game = Game::new(self.spec.regulations.clone()).map_err(|e| {
+            ApiError::Internal(format!("games/{id}: stored regulations no longer valid: {e}"))
+        })?;
+        let mut requests = HashMap::new();
+        let mut last_seq = 0;
+        loop {
+            let page = self.store.events(&id, last_seq, REPLAY_PAGE).await?;
+            let n = page.len();
+            for ev in page {
+                let event: Event = serde_json::from_str(&ev.event_json).map_err(|e| {
+                    ApiError::Internal(format!("games/{id}: event {} is unreadable: {e}", ev.seq))
+                })?;
+                game.apply(&event, ev.at_ms).map_err(|r| {
+                    ApiError::Internal(format!("games/{id}: event {} no longer applies: {r}", ev.seq))
+                })?;
+                if let Some(rid) = ev.request_id {
+                    requests.insert(rid, ev.seq);
+                }
+                last_seq = ev.seq;
+            }
+            if n < REPLAY_PAGE as usize {
+                break;
+            }
+        }
+        self.game = game;
+        self.requests = requests;
+        self.last_seq = last_seq;
+        self.dirty = false;
+        Ok(())
+    }
+
+    /// The instant of the last event (0 before any).
+    fn last_at(&self) -> i64 {
+        self.game.clock().last_event_at().map_or(0, |t| t.0).max(0)
+    }
+
+    /// Now, on the game's timeline (never before the last event).
+    fn now_at(&self) -> i64 {
+        (self.offset + mono_ms()).max(self.last_at())
+    }
+
+    /// When the table must wake next.
+    fn wake_at(&self) -> Option<Instant> {
+        let deadline = self.game.next_deadline()?;
+        let due = epoch() + Duration::from_millis(u64::try_from(deadline - self.offset).unwrap_or(0));
+        Some(match self.retry_deadline_at {
+            Some(retry) => due.max(retry),
+            None => due,
+        })
+    }
+
+    async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
+        loop {
+            let wake = self.wake_at();
+            let finished = self.game.is_over();
+            tokio::select! {
+                biased;
+                command = rx.recv() => match command {
+                    Some(command) => self.handle(command).await,
+                    None => break,
+                },
+                () = sleep_until_opt(wake) => self.on_deadline().await,
+                () = tokio::time::sleep(IDLE_FINISHED), if finished => break,
+            }
+        }
+    }
+
+    async fn handle(&mut self, command: Command) {
+        match command {
+            Command::Act { act, actor, request_id, expected_seq, reply } => {
+                let result = self.act(act, actor, request_id, expected_seq).await;
+                let _ = reply.send(result);
+            }
+            Command::Read { reply } => {
+                let result = match self.ensure_consistent().await {
+                    Ok(()) => Ok(self.snapshot()),
+                    Err(e) => Err(e),
+                };
+                let _ = reply.send(result);
+            }
+        }
+    }
+
+    async fn ensure_consistent(&mut self) -> Result<(), ApiError> {
+        if self.dirty {
+            self.replay().await?;
+        }
+        Ok(())
+    }
+
+    async fn on_deadline(&mut self) {
+        let Some(deadline) = self.game.next_deadline() else { return };
+        if let Err(e) = self.ensure_consistent().await {
+            tracing::warn!(game = %self.row.id, error = %e, "cannot rebuild the game for its deadline");
+            self.retry_deadline_at = Some(Instant::now() + STORE_RETRY);
+            return;
+        }
+        let at = self.now_at();
+        if at < deadline {
+            return;
+        }
+        match self.record_system(Event::Tick, "timer").await {
+            Ok(Some(_)) => {
+                self.retry_deadline_at = None;
+                // Measured once the ruling is durably recorded.
+                let late_ms = self.offset + mono_ms() - deadline;
+                metrics::histogram!("arbiter_deadline_lateness_seconds").record(late_ms as f64 / 1000.0);
+            }
+            Ok(None) => self.retry_deadline_at = None,
+            Err(e) => {
+                tracing::warn!(game = %self.row.id, error = %e, "could not record a ruling at the deadline");
+                self.retry_deadline_at = Some(Instant::now() + STORE_RETRY);
+            }
+        }
+    }
+
+    /// Applies an event of the service itself (a deadline, an outage);
+    /// nothing is recorded when it produces no ruling.
+    async fn record_system(
+        &mut self,
+        event: Event,
+        actor: &'static str,
+    ) -> Result<Option<pb::GameEvent>, ApiError> {
+        let at = self.now_at();
+        let rulings = match self.game.apply(&event, at) {
+            Ok(r) if r.is_empty() => return Ok(None),
+            Ok(r) => r,
+            Err(rejection) => return Err(ApiError::Rejected(rejection)),
+        };
+        self.record(&event, rulings, at, actor, None).await.map(Some)
+    }
+
+    async fn act(
+        &mut self,
+        act: Act,
+        actor: &'static str,
+        request_id: Option<String>,
+        expected_seq: Option<i64>,
+    ) -> Result<Acted, ApiError> {
+        self.ensure_consistent().await?;
+        if let Some(rid) = &request_id
+            && let Some(&seq) = self.requests.get(rid)
+        {
+            // A retry: the original answer, nothing changes.
+            metrics::counter!("arbiter_idempotent_replays_total").increment(1);
+            let row =
+                self.store.events(&self.row.id, seq - 1, 1).await?.into_iter().next().ok_or_else(|| {
+                    ApiError::Internal(format!("games/{}: event {seq} is missing from the log", self.row.id))
+                })?;
+            return Ok(Acted { event: event_to_proto(&row)?, game: self.snapshot() });
+        }
+        if let Some(expected) = expected_seq
+            && expected != self.last_seq
+        {
+            return Err(ApiError::Aborted {
+                reason: "STALE_SEQ",
+                message: format!(
+                    "expected_seq {expected} is stale: the game's last event is {}; read the game again",
+                    self.last_seq
+                ),
+            });
+        }
+        let event = self.event_for(act)?;
+        let at = self.now_at();
+        let rulings = self.game.apply(&event, at).map_err(ApiError::Rejected)?;
+        let event = self.record(&event, rulings, at, actor, request_id).await?;
+        Ok(Acted { event, game: self.snapshot() })
+    }
+
+    /// Turns an act into a Laws event, reading moves against the board.
+    fn event_for(&self, act: Act) -> Result<Event, ApiError> {
+        let position = self.game.position();
+        let online = self.spec.regulations.mode.is_online();
+        match act {
+            Act::Event(e) => Ok(e),
+            Act::Move { color, text, premove, castle } => {
+                // A premove is read against the position after the opponent's
+                // move, which is not known yet: only UCI is accepted for it.
+                let mv = if premove {
+                    let mut mv = arbiter_laws::event::MoveInput::from_uci(text.trim()).map_err(|e| {
+                        ApiError::field("move", format!("a premove must be written in UCI: {e}"))
+                    })?;
+                    mv.castle = castle;
+                    mv
+                } else {
+                    convert::parse_move("move", &text, position, castle)
+                        .map_err(|v| ApiError::InvalidArgument(vec![v]))?
+                };
+                if online {
+                    Ok(Event::SubmitMove { color, mv, premove, lag_ms: 0 })
+                } else if premove {
+                    Err(ApiError::field("premove", "premoves exist only in online and hybrid games"))
+                } else {
+                    Ok(Event::MakeMove { color, mv })
+                }
+            }
+            Act::Claim { color, kind, intended } => {
+                let intended = match intended {
+                    Some(text) => Some(
+                        convert::parse_move("intended_move", &text, position, false)
+                            .map_err(|v| ApiError::InvalidArgument(vec![v]))?,
+                    ),
+                    None => None,
+                };
+                Ok(Event::ClaimDraw { color, kind, intended })
+            }
+        }
+    }
+
+    fn clock_snap(&self, at: i64) -> ClockSnap {
+        let clock = self.game.clock();
+        ClockSnap {
+            white_ms: self.game.remaining_ms(Color::White, at),
+            black_ms: self.game.remaining_ms(Color::Black, at),
+            running: clock.running(),
+            paused: clock.is_paused(),
+            white_moves: clock.moves_completed(Color::White),
+            black_moves: clock.moves_completed(Color::Black),
+        }
+    }
+
+    fn status(&self) -> &'static str {
+        if self.game.is_over() {
+            "FINISHED"
+        } else if self.game.is_started() {
+            "IN_PROGRESS"
+        } else {
+            "PENDING"
+        }
+    }
+
+    /// Appends an applied event to the log; on failure the in-memory state
+    /// is marked for a rebuild from the log.
+    async fn record(
+        &mut self,
+        event: &Event,
+        rulings: Vec<Ruling>,
+        at: i64,
+        actor: &'static str,
+        request_id: Option<String>,
+    ) -> Result<pb::GameEvent, ApiError> {
+        let aftermath = Aftermath { clocks: self.clock_snap(at), fen: self.game.position().fen(), rulings };
+        let row = EventRow {
+            game_id: self.row.id.clone(),
+            seq: self.last_seq + 1,
+            request_id: request_id.clone(),
+            actor: actor.to_string(),
+            at_ms: at,
+            wall_ms: wall_ms(),
+            event_json: serde_json::to_string(event)
+                .map_err(|e| ApiError::Internal(format!("cannot encode the event: {e}")))?,
+            rulings_json: serde_json::to_string(&aftermath)
+                .map_err(|e| ApiError::Internal(format!("cannot encode the rulings: {e}")))?,
+        };
+        let result = self.game.end().map(|end| convert::game_result_text(end.result));
+        let append = Append {
+            game_id: self.row.id.clone(),
+            expected_last_seq: self.last_seq,
+            events: vec![row.clone()],
+            status: self.status().to_string(),
+            result: result.clone(),
+        };
+        if let Err(e) = self.store.append(append).await {
+            self.dirty = true;
+            metrics::counter!("arbiter_append_failures_total").increment(1);
+            return Err(e.into());
+        }
+        self.last_seq = row.seq;
+        self.row.last_seq = row.seq;
+        self.row.status = self.status().to_string();
+        self.row.result = result;
+        self.row.updated_wall_ms = row.wall_ms;
+        if let Some(rid) = request_id {
+            self.requests.insert(rid, row.seq);
+        }
+        for r in &aftermath.rulings {
+            metrics::counter!("arbiter_rulings_total", "rule" => r.rule).increment(1);
+            if let Decision::GameOver(end) = &r.decision
+                && matches!(event, Event::Tick)
+                && end.reason.contains("flag")
+            {
+                metrics::counter!("arbiter_flags_total").increment(1);
+            }
+        }
+        let proto = build_event_proto(&row, event, &aftermath);
+        let _ = self.events.send(Arc::new(Recorded { event: proto.clone(), finished: self.game.is_over() }));
+        Ok(proto)
+    }
+
+    /// The game as it stands now, clocks read now.
+    fn snapshot(&self) -> pb::Game {
+        let at = self.now_at();
+        let game = &self.game;
+        let position = game.position();
+        let record = game.record();
+        let regs = &self.spec.regulations;
+        let mut replay = record.start().clone();
+        let mut san = Vec::with_capacity(record.moves().len());
+        let mut uci = Vec::with_capacity(record.moves().len());
+        for &m in record.moves() {
+            san.push(replay.san(m));
+            uci.push(replay.uci(m).to_string());
+            replay = replay.after(m);
+        }
+        let obligation =
+            game.obligation().map(|o| convert::obligation_to_proto(position.turn(), &o, position));
+        pb::Game {
+            name: format!("games/{}", self.row.id),
+            event: self.spec.event.clone(),
+            round: self.spec.round.clone(),
+            white: Some(player_proto(&self.spec.white)),
+            black: Some(player_proto(&self.spec.black)),
+            regulations: Some(convert::regulations_to_proto(regs)),
+            status: convert::status_to_proto(self.status()),
+            end: game.end().map(convert::game_end_to_proto),
+            fen: position.fen(),
+            moves_san: san,
+            moves_uci: uci,
+            side_to_move: convert::color_to_proto(position.turn()),
+            clocks: Some(clocks_proto(self.clock_snap(at), wall_ms())),
+            draw_offer: game
+                .draw_offer()
+                .map(|o| pb::DrawOffer { by: convert::color_to_proto(o.by), ply: o.ply as u32 }),
+            obligation,
+            open_questions: game
+                .open_questions()
+                .iter()
+                .map(|q| pb::Question { id: q.id, text: q.text.clone(), default: q.default.clone() })
+                .collect(),
+            white_illegal_moves: game.illegal_move_count(Color::White),
+            black_illegal_moves: game.illegal_move_count(Color::Black),
+            last_seq: self.last_seq,
+            create_time: Some(timestamp(self.row.created_wall_ms)),
+            update_time: Some(timestamp(self.row.updated_wall_ms)),
+            category: convert::category_to_proto(regs.category()),
+        }
+    }
+}
+
+async fn sleep_until_opt(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at.into()).await,
+        None => std::future::pending().await,
+    }
+}
+
+fn player_proto(p: &PlayerSpec) -> pb::Player {
+    pb::Player { name: p.name.clone(), fide_id: p.fide_id.clone() }
+}
+
+/// A protobuf timestamp from Unix milliseconds.
+pub fn timestamp(ms: i64) -> prost_types::Timestamp {
+    prost_types::Timestamp { seconds: ms.div_euclid(1000), nanos: (ms.rem_euclid(1000) * 1_000_000) as i32 }
+}
+
+fn clocks_proto(c: ClockSnap, read_wall_ms: i64) -> pb::ClockReading {
+    pb::ClockReading {
+        white_remaining_ms: c.white_ms,
+        black_remaining_ms: c.black_ms,
+        running: c.running.map_or(0, convert::color_to_proto),
+        paused: c.paused,
+        white_moves: c.white_moves,
+        black_moves: c.black_moves,
+        read_time: Some(timestamp(read_wall_ms)),
+    }
+}
+
+fn build_event_proto(row: &EventRow, event: &Event, aftermath: &Aftermath) -> pb::GameEvent {
+    let (act, summary, details) = convert::event_to_proto_parts(event);
+    pb::GameEvent {
+        seq: row.seq,
+        act,
+        summary,
+        actor: row.actor.clone(),
+        details,
+        rulings: aftermath.rulings.iter().map(convert::ruling_to_proto).collect(),
+        record_time: Some(timestamp(row.wall_ms)),
+        game_time_ms: row.at_ms,
+        clocks: Some(clocks_proto(aftermath.clocks, row.wall_ms)),
+        request_id: row.request_id.clone().unwrap_or_default(),
+        fen: aftermath.fen.clone(),
+    }
+}
+
+/// A stored event as the API shows it.
+///
+/// # Errors
+/// [`ApiError::Internal`] if the stored JSON cannot be read.
+pub fn event_to_proto(row: &EventRow) -> Result<pb::GameEvent, ApiError> {
+    let event: Event = serde_json::from_str(&row.event_json).map_err(|e| {
+        ApiError::Internal(format!("games/{}: event {} unreadable: {e}", row.game_id, row.seq))
+    })?;
+    let aftermath: Aftermath = serde_json::from_str(&row.rulings_json).map_err(|e| {
+        ApiError::Internal(format!("games/{}: rulings {} unreadable: {e}", row.game_id, row.seq))
+    })?;
+    Ok(build_event_proto(row, &event, &aftermath))
+}
+
+/// The decoded parts of a stored event (for PGN export).
+///
+/// # Errors
+/// [`ApiError::Internal`] if the stored JSON cannot be read.
+pub fn stored_rulings(row: &EventRow) -> Result<Vec<Ruling>, ApiError> {
+    let aftermath: Aftermath = serde_json::from_str(&row.rulings_json).map_err(|e| {
+        ApiError::Internal(format!("games/{}: rulings {} unreadable: {e}", row.game_id, row.seq))
+    })?;
+    Ok(aftermath.rulings)
+}

@@ -1,0 +1,264 @@
+//! Load generator: N concurrent online games, each playing random legal
+//! moves with its players' tokens, against a real server on loopback; next
+//! to it, the gRPC health check (a handler that does nothing) measured the
+//! same way as the ceiling; and games left to flag under load, to measure
+//! how late flag rulings are recorded.
+//!
+//! ```sh
+//! cargo run --release -p arbiter-e2e --example load -- --games 1000 --seconds 20
+//! ```
+//!
+//! By default it starts the server in this process on a temporary SQLite
+//! file (synchronous=FULL, so every acknowledged move is on disk).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use arbiter_chess::{Color, Position};
+use arbiter_e2e::{ARBITER_TOKEN, TestServer, new_game, regulations, v1 as pb};
+use tonic::transport::Channel;
+
+struct Args {
+    games: usize,
+    seconds: u64,
+    connections: usize,
+    flag_games: usize,
+}
+
+fn args() -> Args {
+    let mut a = Args { games: 1000, seconds: 20, connections: 8, flag_games: 200 };
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let mut i = 0;
+    while i < argv.len() {
+        let value = argv.get(i + 1).and_then(|v| v.parse::<u64>().ok());
+        match (argv[i].as_str(), value) {
+            ("--games", Some(v)) => a.games = v as usize,
+            ("--seconds", Some(v)) => a.seconds = v,
+            ("--connections", Some(v)) => a.connections = v.max(1) as usize,
+            ("--flag-games", Some(v)) => a.flag_games = v as usize,
+            (other, _) => {
+                eprintln!("unknown or incomplete argument {other}");
+                eprintln!("usage: load [--games N] [--seconds S] [--connections C] [--flag-games F]");
+                std::process::exit(2);
+            }
+        }
+        i += 2;
+    }
+    a
+}
+
+/// A small deterministic generator (xorshift64*), enough to pick moves.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
+
+fn percentile(sorted: &[u32], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    f64::from(sorted[i]) / 1000.0
+}
+
+fn report(name: &str, latencies_us: &mut [u32], seconds: f64) {
+    latencies_us.sort_unstable();
+    println!(
+        "{name:<28} {:>9.0} /s   p50 {:>6.2} ms   p90 {:>6.2} ms   p99 {:>6.2} ms   max {:>7.2} ms   (n = {})",
+        latencies_us.len() as f64 / seconds,
+        percentile(latencies_us, 0.50),
+        percentile(latencies_us, 0.90),
+        percentile(latencies_us, 0.99),
+        percentile(latencies_us, 1.0),
+        latencies_us.len()
+    );
+}
+
+fn client(channel: Channel, token: &str) -> arbiter_e2e::Client {
+    let bearer = arbiter_e2e::Bearer::new(token);
+    arbiter_proto::v1::arbiter_service_client::ArbiterServiceClient::with_interceptor(channel, bearer)
+}
+
+async fn connect(server: &TestServer, n: usize) -> Vec<Channel> {
+    let mut channels = Vec::with_capacity(n);
+    for _ in 0..n {
+        channels.push(Channel::from_shared(server.url()).expect("url").connect().await.expect("connect"));
+    }
+    channels
+}
+
+/// Creates and starts an online game; returns the players' clients.
+async fn start_game(
+    arbiter: &mut arbiter_e2e::Client,
+    channel: Channel,
+    tc: &str,
+) -> (String, [arbiter_e2e::Client; 2]) {
+    let created = arbiter
+        .create_game(new_game(regulations(tc, pb::Mode::Online), true))
+        .await
+        .expect("create game")
+        .into_inner();
+    let name = created.game.expect("game").name;
+    (name, [client(channel.clone(), &created.white_token), client(channel, &created.black_token)])
+}
+
+#[tokio::main]
+async fn main() {
+    let a = args();
+    let server = TestServer::start().await;
+    println!(
+        "server on {} (SQLite, synchronous=FULL); {} games, {} connections, {} s per phase",
+        server.addr, a.games, a.connections, a.seconds
+    );
+    let channels = connect(&server, a.connections).await;
+
+    // The ceiling: the health check, same connections, same concurrency.
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut tasks = Vec::new();
+    for i in 0..a.games {
+        let channel = channels[i % channels.len()].clone();
+        let stop = stop.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut health = tonic_health::pb::health_client::HealthClient::new(channel);
+            let mut lat = Vec::new();
+            while !stop.load(Ordering::Relaxed) {
+                let t = Instant::now();
+                health
+                    .check(tonic_health::pb::HealthCheckRequest { service: String::new() })
+                    .await
+                    .expect("health");
+                lat.push(t.elapsed().as_micros() as u32);
+            }
+            lat
+        }));
+    }
+    let started = Instant::now();
+    tokio::time::sleep(Duration::from_secs(a.seconds.min(10))).await;
+    stop.store(true, Ordering::Relaxed);
+    let mut lat = Vec::new();
+    for t in tasks {
+        lat.extend(t.await.expect("task"));
+    }
+    report("no-op gRPC (health check)", &mut lat, started.elapsed().as_secs_f64());
+
+    // Games that will flag during the move phase: White's clock is set to
+    // run out at spread-out instants while the load runs.
+    let mut arbiter = client(channels[0].clone(), ARBITER_TOKEN);
+    let mut flag_names = Vec::new();
+    for i in 0..a.flag_games {
+        let (name, _) = start_game(&mut arbiter, channels[i % channels.len()].clone(), "3600").await;
+        flag_names.push(name);
+    }
+    let window_ms = (a.seconds * 1000).saturating_sub(2000).max(1000) as i64;
+    for (i, name) in flag_names.iter().enumerate() {
+        let remaining_ms = 1000 + window_ms * i as i64 / a.flag_games.max(1) as i64;
+        arbiter
+            .set_clock(pb::SetClockRequest {
+                name: name.clone(),
+                color: pb::Color::White as i32,
+                remaining_ms,
+                ..Default::default()
+            })
+            .await
+            .expect("set clock");
+    }
+
+    // The move phase.
+    let stop = Arc::new(AtomicBool::new(false));
+    let games_finished = Arc::new(AtomicU64::new(0));
+    let mut tasks = Vec::new();
+    for i in 0..a.games {
+        let channel = channels[i % channels.len()].clone();
+        let stop = stop.clone();
+        let finished = games_finished.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut arbiter = client(channel.clone(), ARBITER_TOKEN);
+            let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ (i as u64 + 1).wrapping_mul(0x1000_0000_01b3));
+            let mut lat = Vec::new();
+            'games: while !stop.load(Ordering::Relaxed) {
+                let (name, mut players) = start_game(&mut arbiter, channel.clone(), "90+30").await;
+                let mut pos = Position::startpos();
+                while !stop.load(Ordering::Relaxed) {
+                    let moves = pos.legal_moves();
+                    if moves.is_empty() {
+                        finished.fetch_add(1, Ordering::Relaxed);
+                        continue 'games;
+                    }
+                    let m = moves[(rng.next() % moves.len() as u64) as usize];
+                    let side = usize::from(pos.turn() == Color::Black);
+                    let t = Instant::now();
+                    let reply = players[side]
+                        .make_move(pb::MakeMoveRequest {
+                            name: name.clone(),
+                            r#move: pos.uci(m).to_string(),
+                            ..Default::default()
+                        })
+                        .await;
+                    lat.push(t.elapsed().as_micros() as u32);
+                    let game = reply.expect("move accepted").into_inner().game.expect("game");
+                    if game.status == pb::GameStatus::Finished as i32 {
+                        finished.fetch_add(1, Ordering::Relaxed);
+                        continue 'games;
+                    }
+                    pos = pos.after(m);
+                }
+            }
+            lat
+        }));
+    }
+    let started = Instant::now();
+    tokio::time::sleep(Duration::from_secs(a.seconds)).await;
+    stop.store(true, Ordering::Relaxed);
+    let mut lat = Vec::new();
+    for t in tasks {
+        lat.extend(t.await.expect("task"));
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    report("MakeMove (durable)", &mut lat, seconds);
+    println!("games finished and replaced during the run: {}", games_finished.load(Ordering::Relaxed));
+
+    // Flags: how late each ruling was recorded, from the game's own log
+    // (the SetClock instant plus the time set is the deadline).
+    let mut late = Vec::new();
+    let mut missing = 0;
+    for name in &flag_names {
+        let events = arbiter
+            .list_game_events(pb::ListGameEventsRequest {
+                parent: name.clone(),
+                page_size: 100,
+                ..Default::default()
+            })
+            .await
+            .expect("events")
+            .into_inner()
+            .events;
+        let set = events.iter().find(|e| e.act == "SET_CLOCK");
+        let flag =
+            events.iter().find(|e| e.actor == "timer" && e.rulings.iter().any(|r| r.decision == "GAME_OVER"));
+        match (set, flag) {
+            (Some(set), Some(flag)) => {
+                let remaining: i64 =
+                    set.details.get("remaining_ms").and_then(|v| v.parse().ok()).unwrap_or(0);
+                let deadline = set.game_time_ms + remaining;
+                let record_lateness_ms = flag.game_time_ms - deadline;
+                late.push((record_lateness_ms.max(0) * 1000) as u32);
+            }
+            _ => missing += 1,
+        }
+    }
+    report("flag rulings: lateness", &mut late, 1.0);
+    println!("flag games without a flag ruling: {missing}");
+    if let Some(text) = arbiter_server::metrics_text() {
+        for line in text.lines().filter(|l| l.starts_with("arbiter_deadline_lateness_seconds")) {
+            println!("  {line}");
+        }
+    }
+    server.stop().await;
+}
