@@ -14,7 +14,9 @@ use tokio::sync::oneshot;
 use tonic::metadata::{Ascii, MetadataValue};
 use tonic::service::Interceptor;
 use tonic::service::interceptor::InterceptedService;
-use tonic::transport::Channel;
+use tonic::transport::{Certificate, Channel, ClientTlsConfig};
+use tonic::{Code, Status};
+use tonic_types::StatusExt;
 
 pub use arbiter_proto::v1;
 
@@ -33,6 +35,11 @@ impl Bearer {
     /// A bearer token (panics on a token that is not ASCII: test input).
     pub fn new(token: &str) -> Bearer {
         Bearer(Some(format!("Bearer {token}").parse().expect("ascii token")))
+    }
+
+    /// The whole `authorization` header value as given (`Basic x`, `Bearer`).
+    pub fn raw(header: &str) -> Bearer {
+        Bearer(Some(header.parse().expect("ascii header")))
     }
 }
 
@@ -53,6 +60,9 @@ pub type Client = ArbiterServiceClient<InterceptedService<Channel, Bearer>>;
 pub struct TestServer {
     pub addr: SocketAddr,
     pub database_url: String,
+    /// With TLS: the PEM certificate clients trust (the CA of the server's
+    /// certificate, or the certificate itself when it is self-signed).
+    tls_ca: Option<Vec<u8>>,
     dir: Option<tempfile::TempDir>,
     stop: Option<oneshot::Sender<()>>,
     kill: Option<oneshot::Sender<()>>,
@@ -72,6 +82,26 @@ impl TestServer {
     pub async fn start_with(
         dir: Option<tempfile::TempDir>,
         database_url: String,
+        adjust: impl FnOnce(&mut Config),
+    ) -> TestServer {
+        TestServer::start_inner(dir, database_url, None, adjust).await
+    }
+
+    /// A server that serves TLS with `tls`; its clients (and the readiness
+    /// probe) trust `ca_pem` and expect the name `localhost`.
+    pub async fn start_tls(
+        dir: Option<tempfile::TempDir>,
+        database_url: String,
+        tls: arbiter_server::TlsFiles,
+        ca_pem: Vec<u8>,
+    ) -> TestServer {
+        TestServer::start_inner(dir, database_url, Some(ca_pem), move |config| config.tls = Some(tls)).await
+    }
+
+    async fn start_inner(
+        dir: Option<tempfile::TempDir>,
+        database_url: String,
+        tls_ca: Option<Vec<u8>>,
         adjust: impl FnOnce(&mut Config),
     ) -> TestServer {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
@@ -108,15 +138,22 @@ impl TestServer {
             runtime.shutdown_background();
             result
         });
-        let server =
-            TestServer { addr, database_url, dir, stop: Some(stop), kill: Some(kill), thread: Some(thread) };
+        let server = TestServer {
+            addr,
+            database_url,
+            tls_ca,
+            dir,
+            stop: Some(stop),
+            kill: Some(kill),
+            thread: Some(thread),
+        };
         server.wait_ready().await;
         server
     }
 
     async fn wait_ready(&self) {
         for _ in 0..200 {
-            if let Ok(channel) = Channel::from_shared(self.url()).expect("url").connect().await {
+            if let Ok(channel) = self.try_channel().await {
                 let mut health = tonic_health::pb::health_client::HealthClient::new(channel);
                 if let Ok(r) =
                     health.check(tonic_health::pb::HealthCheckRequest { service: String::new() }).await
@@ -131,9 +168,28 @@ impl TestServer {
         panic!("the server did not become ready");
     }
 
-    /// `http://addr`.
+    /// `http://addr` (`https://addr` with TLS; the certificate is checked
+    /// for the name `localhost`).
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        match self.tls_ca {
+            Some(_) => format!("https://{}", self.addr),
+            None => format!("http://{}", self.addr),
+        }
+    }
+
+    async fn try_channel(&self) -> Result<Channel, tonic::transport::Error> {
+        let mut endpoint = Channel::from_shared(self.url()).expect("url");
+        if let Some(ca) = &self.tls_ca {
+            endpoint = endpoint.tls_config(
+                ClientTlsConfig::new().ca_certificate(Certificate::from_pem(ca)).domain_name("localhost"),
+            )?;
+        }
+        endpoint.connect().await
+    }
+
+    /// A connected channel (TLS when the server serves it).
+    pub async fn channel(&self) -> Channel {
+        self.try_channel().await.expect("connect")
     }
 
     /// The directory holding the database.
@@ -143,9 +199,13 @@ impl TestServer {
 
     /// A client carrying `token` (`None`: no authorization header).
     pub async fn client(&self, token: Option<&str>) -> Client {
-        let channel = Channel::from_shared(self.url()).expect("url").connect().await.expect("connect");
         let bearer = Bearer(token.map(|t| format!("Bearer {t}").parse().expect("ascii token")));
-        ArbiterServiceClient::with_interceptor(channel, bearer)
+        ArbiterServiceClient::with_interceptor(self.channel().await, bearer)
+    }
+
+    /// A client sending `authorization: <header>` exactly as given.
+    pub async fn client_with_header(&self, header: &str) -> Client {
+        ArbiterServiceClient::with_interceptor(self.channel().await, Bearer::raw(header))
     }
 
     /// An arbiter client.
@@ -203,4 +263,223 @@ pub fn shared(path: &str) -> PathBuf {
     let base = std::env::var_os("ARBITER_SHARED")
         .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"), PathBuf::from);
     base.join(path)
+}
+
+// ---------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------
+
+/// The ErrorInfo domain every error of the service carries.
+pub const DOMAIN: &str = "arbiter.chess";
+
+/// Asserts that `result` failed with `code`, that the status carries an
+/// ErrorInfo of domain [`DOMAIN`], and that it is never INTERNAL; returns the
+/// status.
+#[track_caller]
+pub fn expect_code<T: std::fmt::Debug>(result: Result<tonic::Response<T>, Status>, code: Code) -> Status {
+    let status = match result {
+        Ok(r) => panic!("expected {code:?}, got a success: {:?}", r.into_inner()),
+        Err(s) => s,
+    };
+    assert_ne!(status.code(), Code::Internal, "INTERNAL: {status:?}");
+    assert_eq!(status.code(), code, "{status:?}");
+    let info = status.get_details_error_info().unwrap_or_else(|| panic!("no ErrorInfo: {status:?}"));
+    assert_eq!(info.domain, DOMAIN, "{status:?}");
+    assert!(!info.reason.is_empty(), "{status:?}");
+    status
+}
+
+/// The ErrorInfo reason of a status.
+#[track_caller]
+pub fn reason(status: &Status) -> String {
+    status.get_details_error_info().map(|i| i.reason).unwrap_or_default()
+}
+
+/// The `rule_id` metadata of a status's ErrorInfo.
+#[track_caller]
+pub fn rule_id(status: &Status) -> Option<String> {
+    status.get_details_error_info().and_then(|i| i.metadata.get("rule_id").cloned())
+}
+
+/// Asserts that `result` failed with `code` and ErrorInfo `reason`.
+#[track_caller]
+pub fn expect_reason<T: std::fmt::Debug>(
+    result: Result<tonic::Response<T>, Status>,
+    code: Code,
+    expected: &str,
+) -> Status {
+    let status = expect_code(result, code);
+    assert_eq!(reason(&status), expected, "{status:?}");
+    status
+}
+
+/// Asserts that `result` failed with INVALID_ARGUMENT and a
+/// `google.rpc.BadRequest` field violation of `field`.
+#[track_caller]
+pub fn expect_bad_field<T: std::fmt::Debug>(
+    result: Result<tonic::Response<T>, Status>,
+    field: &str,
+) -> Status {
+    let status = expect_code(result, Code::InvalidArgument);
+    let bad = status.get_details_bad_request().unwrap_or_else(|| panic!("no BadRequest: {status:?}"));
+    assert!(
+        bad.field_violations.iter().any(|v| v.field == field && !v.description.is_empty()),
+        "no violation of `{field}` in {:?}",
+        bad.field_violations
+    );
+    status
+}
+
+// ---------------------------------------------------------------------------
+// Games
+// ---------------------------------------------------------------------------
+
+/// A created game and its players' clients.
+#[derive(Debug)]
+pub struct Table {
+    pub name: String,
+    pub game: pb::Game,
+    pub white: Client,
+    pub black: Client,
+    pub white_token: String,
+    pub black_token: String,
+}
+
+impl Table {
+    /// The client of `color`.
+    pub fn player(&mut self, color: pb::Color) -> &mut Client {
+        match color {
+            pb::Color::Black => &mut self.black,
+            _ => &mut self.white,
+        }
+    }
+}
+
+/// Creates a game with `client` (arbiter or service) and connects its players.
+pub async fn create(server: &TestServer, client: &mut Client, request: pb::CreateGameRequest) -> Table {
+    let created = client.create_game(request).await.expect("CreateGame").into_inner();
+    let game = created.game.expect("game");
+    Table {
+        name: game.name.clone(),
+        white: server.client(Some(&created.white_token)).await,
+        black: server.client(Some(&created.black_token)).await,
+        white_token: created.white_token,
+        black_token: created.black_token,
+        game,
+    }
+}
+
+/// The colour to move after `ply` plies from a position with White to move.
+pub fn color_of_ply(ply: usize) -> pb::Color {
+    if ply % 2 == 0 { pb::Color::White } else { pb::Color::Black }
+}
+
+/// A MakeMove request (colour unspecified: a player token supplies it).
+pub fn make_move(name: &str, mv: &str) -> pb::MakeMoveRequest {
+    pb::MakeMoveRequest { name: name.to_string(), r#move: mv.to_string(), ..Default::default() }
+}
+
+/// Plays `moves` online with the players' tokens, White first; returns the
+/// responses.
+pub async fn play_online(table: &mut Table, moves: &[&str]) -> Vec<pb::MakeMoveResponse> {
+    let mut out = Vec::new();
+    let first = table.game.moves_uci.len();
+    for (i, mv) in moves.iter().enumerate() {
+        let name = table.name.clone();
+        let player = table.player(color_of_ply(first + i));
+        let r = player
+            .make_move(make_move(&name, mv))
+            .await
+            .unwrap_or_else(|e| panic!("move {mv}: {e:?}"))
+            .into_inner();
+        table.game = r.game.clone().expect("game");
+        out.push(r);
+    }
+    out
+}
+
+/// Plays `moves` over the board with the client `by` (an arbiter console
+/// naming the colour): MakeMove then PressClock for each, except a move that
+/// ends the game (it is completed at once, Law 6.2.1.1). Returns the game.
+pub async fn play_otb(by: &mut Client, name: &str, first_ply: usize, moves: &[&str]) -> pb::Game {
+    let mut game = None;
+    for (i, mv) in moves.iter().enumerate() {
+        let color = color_of_ply(first_ply + i) as i32;
+        let made = by
+            .make_move(pb::MakeMoveRequest { color, ..make_move(name, mv) })
+            .await
+            .unwrap_or_else(|e| panic!("move {mv}: {e:?}"))
+            .into_inner();
+        let g = made.game.expect("game");
+        assert!(
+            made.event.as_ref().unwrap().rulings.iter().any(|r| r.decision == "MOVE_MADE"),
+            "move {mv} was not made: {:?}",
+            made.event
+        );
+        if g.status == pb::GameStatus::Finished as i32 {
+            game = Some(g);
+            break;
+        }
+        let pressed = by
+            .press_clock(pb::PressClockRequest { name: name.to_string(), color, ..Default::default() })
+            .await
+            .unwrap_or_else(|e| panic!("press after {mv}: {e:?}"))
+            .into_inner();
+        assert!(
+            pressed.event.as_ref().unwrap().rulings.iter().any(|r| r.decision == "MOVE_COMPLETED"),
+            "move {mv} was not completed: {:?}",
+            pressed.event
+        );
+        game = pressed.game;
+    }
+    game.expect("at least one move")
+}
+
+/// The game as it stands.
+pub async fn get_game(client: &mut Client, name: &str) -> pb::Game {
+    client
+        .get_game(pb::GetGameRequest { name: name.to_string() })
+        .await
+        .expect("GetGame")
+        .into_inner()
+        .game
+        .expect("game")
+}
+
+/// Every recorded event of a game, read page by page.
+pub async fn all_events(client: &mut Client, name: &str) -> Vec<pb::GameEvent> {
+    let mut events = Vec::new();
+    let mut page_token = String::new();
+    loop {
+        let page = client
+            .list_game_events(pb::ListGameEventsRequest {
+                parent: name.to_string(),
+                page_size: 1000,
+                page_token: page_token.clone(),
+            })
+            .await
+            .expect("ListGameEvents")
+            .into_inner();
+        events.extend(page.events);
+        if page.next_page_token.is_empty() {
+            return events;
+        }
+        page_token = page.next_page_token;
+    }
+}
+
+/// The first ruling of `event` with `decision`.
+pub fn ruling<'a>(event: &'a pb::GameEvent, decision: &str) -> Option<&'a pb::Ruling> {
+    event.rulings.iter().find(|r| r.decision == decision)
+}
+
+/// The ruling of `event` with `decision`, or a panic that shows the event.
+#[track_caller]
+pub fn expect_ruling<'a>(event: &'a pb::GameEvent, decision: &str) -> &'a pb::Ruling {
+    ruling(event, decision).unwrap_or_else(|| panic!("no {decision} ruling in {event:#?}"))
+}
+
+/// The clocks of a game (panics without).
+pub fn clocks(game: &pb::Game) -> &pb::ClockReading {
+    game.clocks.as_ref().expect("clocks")
 }

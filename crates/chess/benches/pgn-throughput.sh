@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# PGN validation throughput: arbiter-chess (the pgn-check example, release
+# PGN validation throughput: arbiter-chess (the pgn-check example, bench profile
 # build) against python-chess, in mainline plies per second, on every file.
 #
 #   crates/chess/benches/pgn-throughput.sh [FILE...]
@@ -35,9 +35,9 @@ else
     )
 fi
 
-(cd "$root" && cargo build --release -q -p arbiter-chess --example pgn-check)
+(cd "$root" && cargo build --profile bench -q -p arbiter-chess --example pgn-check)
 target="${CARGO_TARGET_DIR:-$root/target}"
-check="$target/release/examples/pgn-check"
+check="$target/bench/examples/pgn-check"
 
 "$python" -c 'import chess; assert chess.__version__ == "1.11.2", chess.__version__' ||
     echo "warning: python-chess is not version 1.11.2" >&2

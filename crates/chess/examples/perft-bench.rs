@@ -1,7 +1,7 @@
 //! Perft speed of arbiter-chess next to cozy-chess, in one binary.
 //!
 //! ```text
-//! RUSTFLAGS="-C target-cpu=native" cargo run --release -q -p arbiter-chess --example perft-bench -- [--rounds 5]
+//! RUSTFLAGS="-C target-cpu=native" cargo run --profile bench -q -p arbiter-chess --example perft-bench -- [--rounds 5]
 //! ```
 //!
 //! Four figures, each with bulk counting at the leaves and with a full

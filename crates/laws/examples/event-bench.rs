@@ -1,7 +1,7 @@
 //! Cost of applying events to the game state machine.
 //!
 //! ```text
-//! cargo run --release -q -p arbiter-laws --example event-bench -- [PGN-FILE] [--games N]
+//! cargo run --profile bench -q -p arbiter-laws --example event-bench -- [PGN-FILE] [--games N]
 //! ```
 //!
 //! Replays the mainline of real games (default: the lichess sample in

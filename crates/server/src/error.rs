@@ -77,12 +77,16 @@ impl ApiError {
     pub fn code(&self) -> Code {
         match self {
             ApiError::InvalidArgument(_) => Code::InvalidArgument,
-            ApiError::Rejected(r) => match r.reason {
-                // An argument the Laws find out of range (an unknown question, a
-                // ply beyond the game) is still the caller's malformed input.
-                RejectReason::InvalidArgument => Code::InvalidArgument,
-                _ => Code::FailedPrecondition,
-            },
+            // Every refusal of the Laws is FAILED_PRECONDITION. The Laws also
+            // use `RejectReason::InvalidArgument` for refusals that depend on
+            // the game's state (StartGame twice, ResumeClocks when not paused,
+            // an arrival already recorded...), which are not malformed input;
+            // mapping them to INVALID_ARGUMENT broke the API contract
+            // (INVALID_ARGUMENT always carries a BadRequest field violation).
+            // The two arguments the Laws find out of range for the game (an
+            // unknown question id, a ply beyond the record) become field
+            // violations in `service.rs` (`Arbiter::apply`).
+            ApiError::Rejected(_) => Code::FailedPrecondition,
             ApiError::NotFound(_) => Code::NotFound,
             ApiError::AlreadyExists(_) => Code::AlreadyExists,
             ApiError::Unauthenticated(_) => Code::Unauthenticated,

@@ -43,8 +43,13 @@ pub fn export(game: &pb::Game, events: &[EventRow]) -> Result<String, ApiError> 
         for r in stored_rulings(row)? {
             match &r.decision {
                 Decision::MoveMade { ply: p, .. } => {
-                    // `ply` counts the plies before the move.
-                    last_made = p + 1;
+                    // `ply` is the record's ply count once the move is on it
+                    // (1 for White's first move: the Laws push the move, then
+                    // read `ply_count`), i.e. the 1-based number of the move,
+                    // which is the key used below. (Reading it as the count
+                    // before the move put every clock and comment one move
+                    // late and dropped those of the last move.)
+                    last_made = *p;
                     ply = last_made;
                 }
                 Decision::MoveCompleted { remaining_ms, .. } => {

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use arbiter_chess::Color;
 use arbiter_laws::event::Event;
 use arbiter_laws::game::Game;
+use arbiter_laws::ruling::RejectReason;
 use arbiter_proto::v1 as pb;
 use arbiter_proto::v1::arbiter_service_server::ArbiterService;
 use tokio::sync::{broadcast, mpsc};
@@ -124,8 +125,27 @@ impl Arbiter {
         {
             return Err(ApiError::field("expected_seq", "must not be negative"));
         }
+        // An argument the Laws find out of range for this game (an unknown
+        // question, a ply beyond the record) is the caller's malformed input:
+        // INVALID_ARGUMENT with a field violation, as the API promises (the
+        // Laws' other `InvalidArgument` refusals depend on the game's state
+        // and stay FAILED_PRECONDITION, see `error.rs`).
+        let argument = match &act {
+            Act::Event(Event::AnswerQuestion { .. }) => Some("question_id"),
+            Act::Event(Event::ReinstatePosition { .. }) => Some("ply"),
+            _ => None,
+        };
         let table = self.hall.table(id).await?;
-        let acted = table.act(act, principal.actor(), request_id, expected_seq).await?;
+        let acted =
+            table.act(act, principal.actor(), request_id, expected_seq).await.map_err(|e| {
+                match (e, argument) {
+                    (ApiError::Rejected(r), Some(field)) if r.reason == RejectReason::InvalidArgument => {
+                        let rule = r.rule.map(|rule| format!(" ({rule})")).unwrap_or_default();
+                        ApiError::field(field, format!("{}{rule}", r.message))
+                    }
+                    (e, _) => e,
+                }
+            })?;
         Ok((acted.event, acted.game))
     }
 

@@ -199,6 +199,36 @@ struct Table {
     /// must be rebuilt from the log before anything else happens.
     dirty: bool,
     retry_deadline_at: Option<Instant>,
+    notation: Notation,
+}
+
+/// The moves on the record in SAN and UCI, kept up to date incrementally:
+/// writing a whole game's notation for every answer would cost time
+/// proportional to its length on every move.
+#[derive(Default)]
+struct Notation {
+    moves: Vec<arbiter_chess::Move>,
+    san: Vec<String>,
+    uci: Vec<String>,
+}
+
+impl Notation {
+    fn read(&mut self, record: &arbiter_chess::GameRecord) -> (Vec<String>, Vec<String>) {
+        let moves = record.moves();
+        // Keep the common prefix (a reinstated position or a retracted
+        // illegal move shortens the record), then write the rest.
+        let common = self.moves.iter().zip(moves).take_while(|(a, b)| a == b).count();
+        self.moves.truncate(common);
+        self.san.truncate(common);
+        self.uci.truncate(common);
+        for (i, &m) in moves.iter().enumerate().skip(common) {
+            let position = &record.positions()[i];
+            self.san.push(position.san(m));
+            self.uci.push(position.uci(m).to_string());
+            self.moves.push(m);
+        }
+        (self.san.clone(), self.uci.clone())
+    }
 }
 
 /// Loads a game from storage and starts its table.
@@ -243,6 +273,7 @@ impl Table {
             events,
             dirty: false,
             retry_deadline_at: None,
+            notation: Notation::default(),
         };
         table.replay().await?;
         // The timeline continues from the last recorded instant.
@@ -547,20 +578,13 @@ impl Table {
     }
 
     /// The game as it stands now, clocks read now.
-    fn snapshot(&self) -> pb::Game {
+    fn snapshot(&mut self) -> pb::Game {
         let at = self.now_at();
         let game = &self.game;
         let position = game.position();
         let record = game.record();
         let regs = &self.spec.regulations;
-        let mut replay = record.start().clone();
-        let mut san = Vec::with_capacity(record.moves().len());
-        let mut uci = Vec::with_capacity(record.moves().len());
-        for &m in record.moves() {
-            san.push(replay.san(m));
-            uci.push(replay.uci(m).to_string());
-            replay = replay.after(m);
-        }
+        let (san, uci) = self.notation.read(record);
         let obligation =
             game.obligation().map(|o| convert::obligation_to_proto(position.turn(), &o, position));
         pb::Game {

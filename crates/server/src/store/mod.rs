@@ -139,10 +139,15 @@ pub trait EventStore: Send + Sync {
     /// The game with this id.
     fn game(&self, id: &str) -> impl Future<Output = Result<Option<GameRow>, StoreError>> + Send;
     /// The game created by this request id.
-    fn game_by_request(&self, request_id: &str)
-    -> impl Future<Output = Result<Option<GameRow>, StoreError>> + Send;
+    fn game_by_request(
+        &self,
+        request_id: &str,
+    ) -> impl Future<Output = Result<Option<GameRow>, StoreError>> + Send;
     /// Games matching the filter, ordered by id.
-    fn list_games(&self, filter: &GameFilter) -> impl Future<Output = Result<Vec<GameRow>, StoreError>> + Send;
+    fn list_games(
+        &self,
+        filter: &GameFilter,
+    ) -> impl Future<Output = Result<Vec<GameRow>, StoreError>> + Send;
     /// Ids of games whose status is `PENDING` or `IN_PROGRESS` (to arm their
     /// timers after a restart).
     fn unfinished_games(&self) -> impl Future<Output = Result<Vec<String>, StoreError>> + Send;
@@ -253,7 +258,11 @@ impl EventStore for Storage {
         }
     }
 
-    async fn event_by_request(&self, game_id: &str, request_id: &str) -> Result<Option<EventRow>, StoreError> {
+    async fn event_by_request(
+        &self,
+        game_id: &str,
+        request_id: &str,
+    ) -> Result<Option<EventRow>, StoreError> {
         match self {
             Storage::Sqlite(store) => store.event_by_request(game_id, request_id).await,
         }

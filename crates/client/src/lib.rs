@@ -1,0 +1,1 @@
+//! # arbiter-client

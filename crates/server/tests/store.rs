@@ -1,0 +1,819 @@
+//! Conformance suite of the storage contract ([`EventStore`]).
+//!
+//! Each check is an async function over any store, so the PostgreSQL backend
+//! can run the same suite; the `conformance!` macro instantiates them against
+//! a fresh temp-file SQLite database (the production configuration) and an
+//! in-memory one. Tests that depend on the file (reopening it, filling it)
+//! are written out below the suite.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::str::FromStr;
+
+use arbiter_server::store::sqlite::SqliteStore;
+use arbiter_server::store::*;
+use sqlx::sqlite::SqliteConnectOptions;
+use tokio::task::JoinSet;
+
+// ---------------------------------------------------------------------------
+// Fixtures.
+
+fn game(id: &str) -> GameRow {
+    GameRow {
+        id: id.to_owned(),
+        request_id: None,
+        created_wall_ms: 1_700_000_000_000,
+        event_name: "Open".to_owned(),
+        round: "1".to_owned(),
+        white: "Alice".to_owned(),
+        black: "Bob".to_owned(),
+        spec_json: format!(r#"{{"game":"{id}"}}"#),
+        status: "PENDING".to_owned(),
+        result: None,
+        last_seq: 0,
+        updated_wall_ms: 1_700_000_000_000,
+    }
+}
+
+fn event(game_id: &str, seq: i64, request_id: Option<&str>) -> EventRow {
+    EventRow {
+        game_id: game_id.to_owned(),
+        seq,
+        request_id: request_id.map(str::to_owned),
+        actor: if seq % 2 == 1 { "white" } else { "black" }.to_owned(),
+        at_ms: seq * 1_000,
+        wall_ms: 1_700_000_000_000 + seq * 1_000,
+        event_json: format!(r#"{{"move":{seq}}}"#),
+        rulings_json: "[]".to_owned(),
+    }
+}
+
+/// An append of one event carrying `request_id`.
+fn one(game_id: &str, expected_last_seq: i64, request_id: Option<&str>) -> Append {
+    Append {
+        game_id: game_id.to_owned(),
+        expected_last_seq,
+        events: vec![event(game_id, expected_last_seq + 1, request_id)],
+        status: "IN_PROGRESS".to_owned(),
+        result: None,
+    }
+}
+
+fn token(id: &str) -> TokenRow {
+    TokenRow {
+        id: id.to_owned(),
+        secret_sha256: format!("{:0>64}", id.len()),
+        role: "arbiter".to_owned(),
+        label: format!("token {id}"),
+        created_wall_ms: 1_700_000_000_000,
+    }
+}
+
+async fn all_events<S: EventStore>(store: &S, game_id: &str) -> Vec<EventRow> {
+    store.events(game_id, 0, 100_000).await.unwrap()
+}
+
+/// Asserts the log of a game is 1..=n without gaps and matches `last_seq`.
+async fn assert_gap_free<S: EventStore>(store: &S, game_id: &str, n: i64) {
+    let seqs: Vec<i64> = all_events(store, game_id).await.iter().map(|e| e.seq).collect();
+    assert_eq!(seqs, (1..=n).collect::<Vec<_>>(), "log of {game_id}");
+    assert_eq!(store.game(game_id).await.unwrap().unwrap().last_seq, n, "last_seq of {game_id}");
+}
+
+// ---------------------------------------------------------------------------
+// The suite.
+
+async fn create_and_get<S: EventStore>(store: &S) {
+    let mut g = game("g1");
+    g.request_id = Some("req-create-1".to_owned());
+    store.create_game(&g).await.unwrap();
+    assert_eq!(store.game("g1").await.unwrap(), Some(g.clone()));
+    assert_eq!(store.game("nope").await.unwrap(), None);
+    assert_eq!(store.game_by_request("req-create-1").await.unwrap(), Some(g));
+    assert_eq!(store.game_by_request("req-other").await.unwrap(), None);
+    // Games without a request id never clash with each other.
+    store.create_game(&game("g2")).await.unwrap();
+    store.create_game(&game("g3")).await.unwrap();
+    assert_eq!(store.game("g3").await.unwrap().unwrap().request_id, None);
+}
+
+async fn create_duplicates<S: EventStore>(store: &S) {
+    let mut g = game("dup");
+    g.request_id = Some("req-a".to_owned());
+    store.create_game(&g).await.unwrap();
+
+    // Same id, new request: the id is taken.
+    let mut same_id = game("dup");
+    same_id.request_id = Some("req-b".to_owned());
+    same_id.white = "Mallory".to_owned();
+    assert!(matches!(store.create_game(&same_id).await, Err(StoreError::AlreadyExists(id)) if id == "dup"));
+    // Same id without a request id.
+    assert!(matches!(store.create_game(&game("dup")).await, Err(StoreError::AlreadyExists(_))));
+    // New id, used request id.
+    let mut same_request = game("other");
+    same_request.request_id = Some("req-a".to_owned());
+    assert!(matches!(
+        store.create_game(&same_request).await,
+        Err(StoreError::DuplicateRequest { request_id }) if request_id == "req-a"
+    ));
+    // A retry (same id, same request id) finds the duplicate request.
+    assert!(matches!(store.create_game(&g).await, Err(StoreError::DuplicateRequest { .. })));
+
+    // Nothing of the refused creations was written.
+    assert_eq!(store.game("dup").await.unwrap().unwrap().white, "Alice");
+    assert_eq!(store.game("other").await.unwrap(), None);
+    assert_eq!(store.game_by_request("req-b").await.unwrap(), None);
+
+    // A new game must start at last_seq 0.
+    let mut ahead = game("ahead");
+    ahead.last_seq = 3;
+    assert!(matches!(store.create_game(&ahead).await, Err(StoreError::Invalid(_))));
+    assert_eq!(store.game("ahead").await.unwrap(), None);
+}
+
+async fn append_happy_path<S: EventStore>(store: &S) {
+    store.create_game(&game("a")).await.unwrap();
+    store.append(one("a", 0, Some("r1"))).await.unwrap();
+    // Several events at once, finishing the game.
+    let batch = Append {
+        game_id: "a".to_owned(),
+        expected_last_seq: 1,
+        events: vec![event("a", 2, Some("r2")), event("a", 3, None), event("a", 4, None)],
+        status: "FINISHED".to_owned(),
+        result: Some("1-0".to_owned()),
+    };
+    store.append(batch.clone()).await.unwrap();
+
+    let events = all_events(store, "a").await;
+    assert_eq!(events.len(), 4);
+    assert_eq!(events[0], event("a", 1, Some("r1")));
+    assert_eq!(&events[1..], &batch.events[..]);
+
+    let row = store.game("a").await.unwrap().unwrap();
+    assert_eq!(row.last_seq, 4);
+    assert_eq!(row.status, "FINISHED");
+    assert_eq!(row.result.as_deref(), Some("1-0"));
+    assert_eq!(row.updated_wall_ms, event("a", 4, None).wall_ms);
+    // The creation fields are untouched.
+    assert_eq!(row.spec_json, game("a").spec_json);
+    assert_eq!(row.created_wall_ms, game("a").created_wall_ms);
+
+    assert_eq!(store.event_by_request("a", "r2").await.unwrap(), Some(event("a", 2, Some("r2"))));
+    assert_eq!(store.event_by_request("a", "r9").await.unwrap(), None);
+    assert_eq!(store.event_by_request("b", "r2").await.unwrap(), None);
+}
+
+async fn stale_expected_seq_conflicts<S: EventStore>(store: &S) {
+    store.create_game(&game("c")).await.unwrap();
+    store.append(one("c", 0, Some("c1"))).await.unwrap();
+    store.append(one("c", 1, Some("c2"))).await.unwrap();
+    // A writer that still believes the game is at seq 1.
+    let stale = one("c", 1, Some("c-stale"));
+    assert!(matches!(
+        store.append(stale).await,
+        Err(StoreError::Conflict { game_id, expected: 1 }) if game_id == "c"
+    ));
+    // One that believes it is ahead of the log.
+    assert!(matches!(store.append(one("c", 5, None)).await, Err(StoreError::Conflict { .. })));
+    assert_gap_free(store, "c", 2).await;
+    assert_eq!(store.event_by_request("c", "c-stale").await.unwrap(), None);
+}
+
+async fn concurrent_same_seq_one_wins<S: EventStore + Clone + 'static>(store: &S) {
+    // Repeated so that the racing appends land both in one batch and in
+    // consecutive batches.
+    for round in 0..20 {
+        let id = format!("race{round}");
+        store.create_game(&game(&id)).await.unwrap();
+        let mut tasks = JoinSet::new();
+        for contender in 0..2 {
+            let store = store.clone();
+            let append = one(&id, 0, Some(&format!("contender{contender}")));
+            tasks.spawn(async move { store.append(append).await });
+        }
+        let results = tasks.join_all().await;
+        let wins = results.iter().filter(|r| r.is_ok()).count();
+        let conflicts = results.iter().filter(|r| matches!(r, Err(StoreError::Conflict { .. }))).count();
+        assert_eq!((wins, conflicts), (1, 1), "round {round}: {results:?}");
+        assert_gap_free(store, &id, 1).await;
+    }
+}
+
+async fn duplicate_request_in_game<S: EventStore>(store: &S) {
+    store.create_game(&game("d")).await.unwrap();
+    store.append(one("d", 0, Some("move-1"))).await.unwrap();
+    store.append(one("d", 1, Some("move-2"))).await.unwrap();
+
+    // A retry with the original (stale) expected seq.
+    assert!(matches!(
+        store.append(one("d", 0, Some("move-1"))).await,
+        Err(StoreError::DuplicateRequest { request_id }) if request_id == "move-1"
+    ));
+    // A reused request id with an up-to-date expected seq.
+    assert!(matches!(
+        store.append(one("d", 2, Some("move-1"))).await,
+        Err(StoreError::DuplicateRequest { request_id }) if request_id == "move-1"
+    ));
+    // The duplicate is the second event of the append: the first must not
+    // stay behind either.
+    let mixed = Append {
+        game_id: "d".to_owned(),
+        expected_last_seq: 2,
+        events: vec![event("d", 3, Some("move-3")), event("d", 4, Some("move-2"))],
+        status: "FINISHED".to_owned(),
+        result: Some("0-1".to_owned()),
+    };
+    assert!(matches!(store.append(mixed).await, Err(StoreError::DuplicateRequest { .. })));
+    // Twice the same request id inside one append.
+    let twice = Append {
+        game_id: "d".to_owned(),
+        expected_last_seq: 2,
+        events: vec![event("d", 3, Some("move-x")), event("d", 4, Some("move-x"))],
+        status: "IN_PROGRESS".to_owned(),
+        result: None,
+    };
+    assert!(matches!(store.append(twice).await, Err(StoreError::DuplicateRequest { .. })));
+
+    assert_gap_free(store, "d", 2).await;
+    let row = store.game("d").await.unwrap().unwrap();
+    assert_eq!((row.status.as_str(), row.result), ("IN_PROGRESS", None));
+    assert_eq!(store.event_by_request("d", "move-3").await.unwrap(), None);
+    assert_eq!(store.event_by_request("d", "move-x").await.unwrap(), None);
+    // The game goes on normally afterwards.
+    store.append(one("d", 2, Some("move-3"))).await.unwrap();
+    assert_gap_free(store, "d", 3).await;
+}
+
+async fn same_request_in_other_games<S: EventStore>(store: &S) {
+    for id in ["x", "y"] {
+        let mut g = game(id);
+        // Creation request ids are unique among creations only.
+        g.request_id = Some(format!("create-{id}"));
+        store.create_game(&g).await.unwrap();
+        store.append(one(id, 0, Some("shared"))).await.unwrap();
+    }
+    // A creation request id may also appear as an event's request id.
+    store.append(one("x", 1, Some("create-x"))).await.unwrap();
+    assert_eq!(store.event_by_request("x", "shared").await.unwrap().unwrap().game_id, "x");
+    assert_eq!(store.event_by_request("y", "shared").await.unwrap().unwrap().game_id, "y");
+    assert_gap_free(store, "x", 2).await;
+}
+
+async fn invalid_appends<S: EventStore>(store: &S) {
+    store.create_game(&game("v")).await.unwrap();
+    store.append(one("v", 0, None)).await.unwrap();
+
+    let mut no_events = one("v", 1, None);
+    no_events.events.clear();
+    let mut gap = one("v", 1, None);
+    gap.events[0].seq = 3;
+    let mut repeat = one("v", 1, None);
+    repeat.events.push(event("v", 2, None));
+    let mut backwards = one("v", 1, None);
+    backwards.events.insert(0, event("v", 3, None));
+    let mut foreign = one("v", 1, None);
+    foreign.events[0].game_id = "w".to_owned();
+    let mut zero = one("v", 0, None);
+    zero.expected_last_seq = -1;
+    zero.events[0].seq = 0;
+    let mut overflow = one("v", 1, None);
+    overflow.expected_last_seq = i64::MAX;
+    overflow.events[0].seq = i64::MIN;
+
+    for (what, append) in [
+        ("no events", no_events),
+        ("gap", gap),
+        ("repeated seq", repeat),
+        ("backwards", backwards),
+        ("other game's event", foreign),
+        ("seq 0", zero),
+        ("overflow", overflow),
+    ] {
+        let result = store.append(append).await;
+        assert!(matches!(result, Err(StoreError::Invalid(_))), "{what}: {result:?}");
+    }
+    assert_gap_free(store, "v", 1).await;
+}
+
+async fn unknown_game<S: EventStore>(store: &S) {
+    assert!(matches!(
+        store.append(one("ghost", 0, Some("boo"))).await,
+        Err(StoreError::NotFound(id)) if id == "ghost"
+    ));
+    assert!(matches!(store.append(one("ghost", 4, None)).await, Err(StoreError::NotFound(_))));
+    assert!(all_events(store, "ghost").await.is_empty());
+    assert_eq!(store.game("ghost").await.unwrap(), None);
+}
+
+/// What an append's answer should be.
+type Expectation = fn(&Result<(), StoreError>) -> bool;
+
+/// Many concurrent appends, a quarter of them bad in various ways, so that
+/// batches mix successes and refusals: every refusal is reported to its own
+/// caller and leaves nothing, every success is complete.
+async fn mixed_batch<S: EventStore + Clone + 'static>(store: &S) {
+    const GAMES: usize = 200;
+    for i in 0..GAMES {
+        store.create_game(&game(&format!("m{i:03}"))).await.unwrap();
+        store.append(one(&format!("m{i:03}"), 0, Some("first"))).await.unwrap();
+    }
+    let mut tasks = JoinSet::new();
+    for i in 0..GAMES {
+        let id = format!("m{i:03}");
+        let (append, expect): (Append, Expectation) = match i % 8 {
+            1 => (one(&id, 0, Some("stale")), |r| matches!(r, Err(StoreError::Conflict { .. }))),
+            3 => {
+                (one(&format!("missing{i}"), 1, Some("lost")), |r| matches!(r, Err(StoreError::NotFound(_))))
+            }
+            5 => (one(&id, 1, Some("first")), |r| matches!(r, Err(StoreError::DuplicateRequest { .. }))),
+            // Two events: the store runs these one statement at a time,
+            // between the chunks of one-event appends.
+            7 => {
+                let mut append = one(&id, 1, Some("second"));
+                append.events.push(event(&id, 3, None));
+                (append, Result::is_ok)
+            }
+            _ => (one(&id, 1, Some("second")), Result::is_ok),
+        };
+        let store = store.clone();
+        tasks.spawn(async move { (i, expect(&store.append(append).await)) });
+    }
+    for (i, as_expected) in tasks.join_all().await {
+        assert!(as_expected, "append {i} got an unexpected answer");
+    }
+    for i in 0..GAMES {
+        let id = format!("m{i:03}");
+        let good = !matches!(i % 8, 1 | 3 | 5);
+        let last_seq = match i % 8 {
+            1 | 3 | 5 => 1,
+            7 => 3,
+            _ => 2,
+        };
+        assert_gap_free(store, &id, last_seq).await;
+        assert_eq!(store.event_by_request(&id, "second").await.unwrap().is_some(), good, "{id}");
+        assert_eq!(store.event_by_request(&id, "stale").await.unwrap(), None);
+        assert!(all_events(store, &format!("missing{i}")).await.is_empty());
+    }
+}
+
+async fn events_paging<S: EventStore>(store: &S) {
+    store.create_game(&game("p")).await.unwrap();
+    for seq in 0..25 {
+        store.append(one("p", seq, None)).await.unwrap();
+    }
+    let mut seen = Vec::new();
+    let mut after = 0;
+    loop {
+        let page = store.events("p", after, 10).await.unwrap();
+        assert!(page.len() <= 10);
+        let Some(last) = page.last() else { break };
+        after = last.seq;
+        seen.extend(page.iter().map(|e| e.seq));
+    }
+    assert_eq!(seen, (1..=25).collect::<Vec<_>>());
+    let tail: Vec<i64> = store.events("p", 20, 100).await.unwrap().iter().map(|e| e.seq).collect();
+    assert_eq!(tail, vec![21, 22, 23, 24, 25]);
+    assert_eq!(store.events("p", 3, 1).await.unwrap(), vec![event("p", 4, None)]);
+    assert!(store.events("p", 25, 10).await.unwrap().is_empty());
+    assert!(store.events("p", 0, 0).await.unwrap().is_empty());
+    assert!(store.events("unknown", 0, 10).await.unwrap().is_empty());
+}
+
+async fn list_games_filters<S: EventStore>(store: &S) {
+    // 30 games: events A/B, rounds 1..3, statuses spread by the appends.
+    for i in 0..30 {
+        let mut g = game(&format!("l{i:02}"));
+        g.event_name = if i % 2 == 0 { "A" } else { "B" }.to_owned();
+        g.round = (i % 3 + 1).to_string();
+        store.create_game(&g).await.unwrap();
+        match i % 5 {
+            0 => {}
+            1 | 2 => store.append(one(&g.id, 0, None)).await.unwrap(),
+            _ => {
+                let mut done = one(&g.id, 0, None);
+                done.status = "FINISHED".to_owned();
+                done.result = Some("1/2-1/2".to_owned());
+                store.append(done).await.unwrap();
+            }
+        }
+    }
+    let ids = |rows: Vec<GameRow>| rows.into_iter().map(|g| g.id).collect::<Vec<_>>();
+    let expected = |keep: &dyn Fn(usize) -> bool| {
+        (0..30).filter(|&i| keep(i)).map(|i| format!("l{i:02}")).collect::<Vec<_>>()
+    };
+    let filter = |event: Option<&str>, round: Option<&str>, status: Option<&str>| GameFilter {
+        event_name: event.map(str::to_owned),
+        round: round.map(str::to_owned),
+        status: status.map(str::to_owned),
+        after_id: None,
+        limit: 1000,
+    };
+
+    assert_eq!(ids(store.list_games(&filter(None, None, None)).await.unwrap()), expected(&|_| true));
+    assert_eq!(
+        ids(store.list_games(&filter(Some("A"), None, None)).await.unwrap()),
+        expected(&|i| i % 2 == 0)
+    );
+    assert_eq!(
+        ids(store.list_games(&filter(Some("B"), Some("2"), None)).await.unwrap()),
+        expected(&|i| i % 2 == 1 && i % 3 == 1)
+    );
+    assert_eq!(
+        ids(store.list_games(&filter(None, Some("3"), None)).await.unwrap()),
+        expected(&|i| i % 3 == 2)
+    );
+    assert_eq!(
+        ids(store.list_games(&filter(None, None, Some("FINISHED"))).await.unwrap()),
+        expected(&|i| i % 5 >= 3)
+    );
+    assert_eq!(
+        ids(store.list_games(&filter(Some("A"), Some("1"), Some("PENDING"))).await.unwrap()),
+        expected(&|i| i % 2 == 0 && i % 3 == 0 && i % 5 == 0)
+    );
+    assert!(store.list_games(&filter(Some("C"), None, None)).await.unwrap().is_empty());
+
+    // Pagination with after_id over a filtered list.
+    let mut pages = Vec::new();
+    let mut page_filter = filter(None, None, Some("IN_PROGRESS"));
+    page_filter.limit = 3;
+    loop {
+        let page = ids(store.list_games(&page_filter).await.unwrap());
+        assert!(page.len() <= 3);
+        let Some(last) = page.last().cloned() else { break };
+        pages.push(page);
+        page_filter.after_id = Some(last);
+    }
+    assert_eq!(pages.concat(), expected(&|i| matches!(i % 5, 1 | 2)));
+    assert_eq!(pages.len(), 4, "12 games in pages of 3");
+
+    // after_id is exclusive, and the limit is clamped to 1..=1000.
+    let mut after = filter(None, None, None);
+    after.after_id = Some("l27".to_owned());
+    assert_eq!(ids(store.list_games(&after).await.unwrap()), vec!["l28", "l29"]);
+    let mut zero = filter(None, None, None);
+    zero.limit = 0;
+    assert_eq!(ids(store.list_games(&zero).await.unwrap()), vec!["l00"]);
+    let mut huge = filter(None, None, None);
+    huge.limit = u32::MAX;
+    assert_eq!(store.list_games(&huge).await.unwrap().len(), 30);
+}
+
+async fn unfinished<S: EventStore>(store: &S) {
+    for (id, status) in [("u1", None), ("u2", Some("IN_PROGRESS")), ("u3", Some("FINISHED")), ("u0", None)] {
+        store.create_game(&game(id)).await.unwrap();
+        if let Some(status) = status {
+            let mut append = one(id, 0, None);
+            append.status = status.to_owned();
+            store.append(append).await.unwrap();
+        }
+    }
+    assert_eq!(store.unfinished_games().await.unwrap(), vec!["u0", "u1", "u2"]);
+    let mut finish = one("u1", 0, None);
+    finish.status = "FINISHED".to_owned();
+    finish.result = Some("0-1".to_owned());
+    store.append(finish).await.unwrap();
+    assert_eq!(store.unfinished_games().await.unwrap(), vec!["u0", "u2"]);
+}
+
+async fn tokens<S: EventStore>(store: &S) {
+    assert_eq!(store.token_count().await.unwrap(), 0);
+    assert_eq!(store.token("t1").await.unwrap(), None);
+    store.insert_token(&token("t1")).await.unwrap();
+    store.insert_token(&token("t22")).await.unwrap();
+    assert_eq!(store.token("t1").await.unwrap(), Some(token("t1")));
+    assert_eq!(store.token("t22").await.unwrap(), Some(token("t22")));
+    assert_eq!(store.token_count().await.unwrap(), 2);
+    // A taken id is refused and the original kept.
+    let mut again = token("t1");
+    again.role = "service".to_owned();
+    assert!(store.insert_token(&again).await.is_err());
+    assert_eq!(store.token("t1").await.unwrap(), Some(token("t1")));
+    assert_eq!(store.token_count().await.unwrap(), 2);
+}
+
+async fn meta<S: EventStore + Clone + 'static>(store: &S) {
+    assert_eq!(store.meta_get_or_insert("server_key", "first").await.unwrap(), "first");
+    assert_eq!(store.meta_get_or_insert("server_key", "second").await.unwrap(), "first");
+    assert_eq!(store.meta_get_or_insert("other", "x").await.unwrap(), "x");
+    // Concurrent callers all get the same value.
+    let mut tasks = JoinSet::new();
+    for i in 0..20 {
+        let store = store.clone();
+        tasks.spawn(async move { store.meta_get_or_insert("race", &format!("v{i}")).await.unwrap() });
+    }
+    let values: BTreeSet<String> = tasks.join_all().await.into_iter().collect();
+    assert_eq!(values.len(), 1, "{values:?}");
+    store.ping().await.unwrap();
+}
+
+/// 2,000 appends from 2,000 tasks on 200 games: ten writers per game race,
+/// retrying on conflict, and every append lands exactly once.
+async fn many_concurrent_appends<S: EventStore + Clone + 'static>(store: &S) {
+    const GAMES: usize = 200;
+    const PER_GAME: usize = 10;
+    for g in 0..GAMES {
+        store.create_game(&game(&format!("n{g:03}"))).await.unwrap();
+    }
+    let mut tasks = JoinSet::new();
+    for g in 0..GAMES {
+        for w in 0..PER_GAME {
+            let store = store.clone();
+            tasks.spawn(async move {
+                let id = format!("n{g:03}");
+                let request = format!("w{w}");
+                let mut conflicts = 0_u32;
+                loop {
+                    let last = store.game(&id).await.unwrap().unwrap().last_seq;
+                    match store.append(one(&id, last, Some(&request))).await {
+                        Ok(()) => return conflicts,
+                        Err(StoreError::Conflict { .. }) => conflicts += 1,
+                        Err(e) => panic!("{id} {request}: {e}"),
+                    }
+                }
+            });
+        }
+    }
+    let conflicts: u32 = tasks.join_all().await.into_iter().sum();
+    let mut per_game: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for g in 0..GAMES {
+        let id = format!("n{g:03}");
+        assert_gap_free(store, &id, PER_GAME as i64).await;
+        let requests = per_game.entry(id.clone()).or_default();
+        for e in all_events(store, &id).await {
+            assert!(requests.insert(e.request_id.unwrap()), "{id}: a request landed twice");
+        }
+        assert_eq!(requests.len(), PER_GAME);
+    }
+    // Ten writers racing on each game must have collided at least once.
+    assert!(conflicts > 0);
+}
+
+macro_rules! conformance {
+    ($backend:ident, $open:expr) => {
+        mod $backend {
+            use super::*;
+
+            conformance!(@tests $open;
+                create_and_get, create_duplicates, append_happy_path, stale_expected_seq_conflicts,
+                concurrent_same_seq_one_wins, duplicate_request_in_game, same_request_in_other_games,
+                invalid_appends, unknown_game, mixed_batch, events_paging, list_games_filters, unfinished,
+                tokens, meta, many_concurrent_appends);
+        }
+    };
+    (@tests $open:expr; $($check:ident),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $check() {
+                let (store, _dir) = $open.await;
+                super::$check(&store).await;
+                store.close().await;
+            }
+        )*
+    };
+}
+
+/// A fresh database file in a temp directory (kept alive with the store).
+async fn file_store() -> (Storage, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("arbiter.db").display());
+    (Storage::open(&url).await.unwrap(), dir)
+}
+
+async fn memory_store() -> (Storage, ()) {
+    (Storage::open("sqlite::memory:").await.unwrap(), ())
+}
+
+conformance!(sqlite_file, file_store());
+conformance!(sqlite_memory, memory_store());
+
+// ---------------------------------------------------------------------------
+// File-specific tests.
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn durable_across_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("arbiter.db").display());
+
+    let store = Storage::open(&url).await.unwrap();
+    let mut g = game("keep");
+    g.request_id = Some("create-keep".to_owned());
+    store.create_game(&g).await.unwrap();
+    for seq in 0..5 {
+        store.append(one("keep", seq, Some(&format!("r{seq}")))).await.unwrap();
+    }
+    store.insert_token(&token("tok")).await.unwrap();
+    assert_eq!(store.meta_get_or_insert("key", "v1").await.unwrap(), "v1");
+    store.close().await;
+    // A closed store refuses work instead of losing it.
+    assert!(matches!(store.append(one("keep", 5, None)).await, Err(StoreError::Unavailable(_))));
+    drop(store);
+
+    let store = Storage::open(&url).await.unwrap();
+    assert_eq!(store.game_by_request("create-keep").await.unwrap().unwrap().last_seq, 5);
+    assert_gap_free(&store, "keep", 5).await;
+    assert_eq!(store.event_by_request("keep", "r3").await.unwrap().unwrap().seq, 4);
+    assert_eq!(store.token("tok").await.unwrap(), Some(token("tok")));
+    assert_eq!(store.meta_get_or_insert("key", "v2").await.unwrap(), "v1");
+    // Appends acknowledged right before the store is dropped (not closed) are
+    // on disk too.
+    store.append(one("keep", 5, Some("r5"))).await.unwrap();
+    drop(store);
+
+    let store = Storage::open(&url).await.unwrap();
+    assert_gap_free(&store, "keep", 6).await;
+    // Reopening does not re-run the migrations or lose the unique indexes.
+    assert!(matches!(store.create_game(&g).await, Err(StoreError::DuplicateRequest { .. })));
+    store.close().await;
+}
+
+/// Closing while appends are queued: every acknowledged append is on disk,
+/// every other one was refused as `Unavailable`, none is lost in between.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn close_flushes_the_queue() {
+    const GAMES: usize = 300;
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("arbiter.db").display());
+    let store = Storage::open(&url).await.unwrap();
+    for g in 0..GAMES {
+        store.create_game(&game(&format!("q{g:03}"))).await.unwrap();
+    }
+    let mut tasks = JoinSet::new();
+    for g in 0..GAMES {
+        let store = store.clone();
+        tasks.spawn(async move { (g, store.append(one(&format!("q{g:03}"), 0, Some("only"))).await) });
+    }
+    // Close once the appends are flowing (one is answered, others queued).
+    let first = tasks.join_next().await.unwrap().unwrap();
+    store.close().await;
+    assert!(store.ping().await.is_err(), "a closed store is not ready");
+    let mut results = tasks.join_all().await;
+    results.push(first);
+    drop(store);
+
+    let store = Storage::open(&url).await.unwrap();
+    let mut acknowledged = 0;
+    for (g, result) in results {
+        let id = format!("q{g:03}");
+        match result {
+            Ok(()) => {
+                acknowledged += 1;
+                assert_gap_free(&store, &id, 1).await;
+            }
+            Err(StoreError::Unavailable(_)) => assert_gap_free(&store, &id, 0).await,
+            Err(e) => panic!("{id}: {e}"),
+        }
+    }
+    assert!(acknowledged > 0);
+    store.close().await;
+}
+
+#[tokio::test]
+async fn unsupported_url_scheme() {
+    let err = Storage::open("postgres://user:secret@host/db").await.unwrap_err();
+    let message = err.to_string();
+    assert!(matches!(err, StoreError::Invalid(_)));
+    assert!(message.contains("postgres"), "{message}");
+    assert!(!message.contains("secret"), "the URL's password leaked: {message}");
+    assert!(matches!(Storage::open("arbiter.db").await, Err(StoreError::Invalid(_))));
+}
+
+/// A database that cannot grow (`max_page_count`, the same `SQLITE_FULL` as a
+/// full disk): the failing appends report `Unavailable`, leave nothing
+/// behind, and the writer keeps serving.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn full_database_is_unavailable() {
+    let dir = tempfile::tempdir().unwrap();
+    let options =
+        SqliteConnectOptions::from_str(&format!("sqlite://{}", dir.path().join("full.db").display()))
+            .unwrap()
+            .create_if_missing(true)
+            .pragma("max_page_count", "60");
+    let store = SqliteStore::open_with(options).await.unwrap();
+    store.create_game(&game("f")).await.unwrap();
+
+    let mut acknowledged = 0;
+    let error = loop {
+        let mut append = one("f", acknowledged, None);
+        append.events[0].event_json = "x".repeat(2_000);
+        match store.append(append).await {
+            Ok(()) => acknowledged += 1,
+            Err(e) => break e,
+        }
+        assert!(acknowledged < 1_000, "the page limit was never reached");
+    };
+    assert!(matches!(&error, StoreError::Unavailable(reason) if reason.contains("full")), "{error:?}");
+    assert!(acknowledged > 0);
+
+    // Everything acknowledged is there, the failed append is not.
+    assert_gap_free(&store, "f", acknowledged).await;
+    // The writer is still alive and answering.
+    assert!(matches!(store.append(one("f", 0, None)).await, Err(StoreError::Conflict { .. })));
+    assert!(matches!(store.append(one("nope", 0, None)).await, Err(StoreError::NotFound(_))));
+    store.ping().await.unwrap();
+    store.close().await;
+}
+
+/// A real full disk: the batches that hit it are refused as `Unavailable`
+/// and leave nothing behind, everything acknowledged stays, and the store
+/// serves again once space is freed, without being reopened. It fills the
+/// filesystem it runs on, hence a scratch one of its own:
+///
+/// ```text
+/// mkdir -p /tmp/arbiter-full && mount -t tmpfs -o size=8m tmpfs /tmp/arbiter-full
+/// ARBITER_FULL_DIR=/tmp/arbiter-full cargo test -p arbiter-server --test store disk_full
+/// ```
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn disk_full_then_recovers() {
+    use std::io::Write;
+
+    const GAMES: usize = 8;
+    // A filesystem of its own to fill: ARBITER_FULL_DIR if given, else an
+    // 8 MB tmpfs this test mounts (root only; CI runs as root).
+    let scratch = tempfile::tempdir().unwrap();
+    let (dir, mounted) = match std::env::var("ARBITER_FULL_DIR") {
+        Ok(d) => (std::path::PathBuf::from(d), false),
+        Err(_) => {
+            let ok = std::process::Command::new("mount")
+                .args(["-t", "tmpfs", "-o", "size=8m", "tmpfs"])
+                .arg(scratch.path())
+                .status()
+                .is_ok_and(|s| s.success());
+            if !ok {
+                assert!(std::env::var_os("CI").is_none(), "CI must be able to mount a tmpfs (run as root)");
+                eprintln!("cannot mount a tmpfs here (not root?): disk-full test skipped");
+                return;
+            }
+            (scratch.path().to_path_buf(), true)
+        }
+    };
+    struct Unmount(Option<std::path::PathBuf>);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            if let Some(d) = &self.0 {
+                let _ = std::process::Command::new("umount").arg(d).status();
+            }
+        }
+    }
+    let _unmount = Unmount(mounted.then(|| dir.clone()));
+    for leftover in ["arbiter.db", "arbiter.db-wal", "arbiter.db-shm", "filler"] {
+        let _ = std::fs::remove_file(dir.join(leftover));
+    }
+    let url = format!("sqlite://{}", dir.join("arbiter.db").display());
+    let store = Storage::open(&url).await.unwrap();
+    for g in 0..GAMES {
+        store.create_game(&game(&format!("full{g}"))).await.unwrap();
+    }
+
+    // Fill the filesystem, then free 1 MB for the database to grow into.
+    let filler = dir.join("filler");
+    let mut file = std::fs::File::create(&filler).unwrap();
+    let mut written = 0_u64;
+    while file.write_all(&[0; 65_536]).is_ok() {
+        written += 65_536;
+    }
+    file.set_len(written.saturating_sub(1 << 20)).unwrap();
+    file.sync_all().unwrap();
+
+    // Concurrent appenders until each of them is refused.
+    let appenders = |store: Storage| {
+        let mut tasks = JoinSet::new();
+        for g in 0..GAMES {
+            let store = store.clone();
+            tasks.spawn(async move {
+                let id = format!("full{g}");
+                let mut last_seq = store.game(&id).await.unwrap().unwrap().last_seq;
+                for _ in 0..1_000 {
+                    let mut append = one(&id, last_seq, Some(&format!("r{}", last_seq + 1)));
+                    append.events[0].event_json = "x".repeat(16_384);
+                    match store.append(append).await {
+                        Ok(()) => last_seq += 1,
+                        Err(e) => return (id, last_seq, Some(e)),
+                    }
+                }
+                (id, last_seq, None)
+            });
+        }
+        tasks.join_all()
+    };
+    for (id, acknowledged, error) in appenders(store.clone()).await {
+        let error = error.expect("the disk never filled up");
+        assert!(matches!(error, StoreError::Unavailable(_)), "{id}: {error:?}");
+        assert_gap_free(&store, &id, acknowledged).await;
+    }
+    store.ping().await.unwrap();
+
+    // The fault clears: the same store serves again.
+    drop(file);
+    std::fs::remove_file(&filler).unwrap();
+    let mut expected = BTreeMap::new();
+    for (id, last_seq, _) in appenders(store.clone()).await {
+        assert!(last_seq > 0);
+        expected.insert(id, last_seq);
+    }
+    store.close().await;
+
+    let store = Storage::open(&url).await.unwrap();
+    for (id, last_seq) in expected {
+        assert_gap_free(&store, &id, last_seq).await;
+    }
+    store.close().await;
+}

@@ -1,0 +1,212 @@
+//! Complete games to checkmate, online and over the board, and their PGN.
+
+use std::time::Duration;
+
+use arbiter_chess::pgn::{GameResult as PgnResult, read_games};
+use arbiter_e2e::{
+    TestServer, all_events, create, expect_reason, expect_ruling, get_game, new_game, play_online,
+    regulations, v1 as pb,
+};
+use tonic::Code;
+
+/// Reads the PGN back: the one game in it.
+fn parse_pgn(pgn: &str) -> arbiter_chess::pgn::Game {
+    let mut games = read_games(pgn.as_bytes());
+    let game = games.next().expect("a game").expect("readable PGN");
+    assert!(games.next().is_none(), "one game only: {pgn}");
+    game
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn online_game_to_checkmate_with_player_tokens() {
+    let server = TestServer::start().await;
+    let mut arbiter = server.arbiter().await;
+    let mut t = create(&server, &mut arbiter, new_game(regulations("300+2", pb::Mode::Online), true)).await;
+    assert_eq!(t.game.status, pb::GameStatus::InProgress as i32);
+    assert_eq!(t.game.last_seq, 1, "the start is the first event");
+    assert_eq!(t.game.category, pb::Category::Blitz as i32);
+
+    // Scholar's mate: White wins.
+    let moves = ["e4", "e7e5", "Bc4", "b8c6", "Qh5", "g8f6", "Qxf7#"];
+    let replies = play_online(&mut t, &moves).await;
+    for (i, r) in replies.iter().enumerate() {
+        let event = r.event.as_ref().unwrap();
+        assert_eq!(event.seq, 2 + i as i64, "one event per move, in order");
+        assert_eq!(event.act, "SUBMIT_MOVE");
+        assert_eq!(event.actor, if i % 2 == 0 { "white" } else { "black" });
+        let made = expect_ruling(event, "MOVE_MADE");
+        assert_eq!(made.rule_id, "OCR-3.1");
+        if i + 1 < moves.len() {
+            let completed = expect_ruling(event, "MOVE_COMPLETED");
+            assert_eq!(completed.rule_id, "OCR-4.4");
+            assert_eq!(completed.facts["bonus_ms"], "2000", "the 2-second increment");
+        }
+    }
+    let game = &t.game;
+    assert_eq!(game.status, pb::GameStatus::Finished as i32);
+    assert_eq!(game.moves_san, ["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#"]);
+    assert_eq!(game.moves_uci, ["e2e4", "e7e5", "f1c4", "b8c6", "d1h5", "g8f6", "h5f7"]);
+    let end = game.end.as_ref().unwrap();
+    assert_eq!((end.result.as_str(), end.rule_id.as_str()), ("1-0", "FIDE-5.1.1"));
+    assert_eq!(game.clocks.as_ref().unwrap().running, pb::Color::Unspecified as i32, "clocks stop");
+    let last = replies.last().unwrap().event.as_ref().unwrap();
+    let over = expect_ruling(last, "GAME_OVER");
+    assert_eq!((over.rule_id.as_str(), over.facts["result"].as_str()), ("FIDE-5.1.1", "1-0"));
+
+    // The game is over: no more moves.
+    let s = expect_reason(
+        t.black.make_move(arbiter_e2e::make_move(&t.name, "e8e7")).await,
+        Code::FailedPrecondition,
+        "GAME_OVER",
+    );
+    assert!(s.message().contains("over"), "{s:?}");
+
+    // The audit trail has every event, and ExportPgn writes them.
+    let events = all_events(&mut arbiter, &t.name).await;
+    assert_eq!(events.len(), 8);
+    assert_eq!(events.iter().map(|e| e.seq).collect::<Vec<_>>(), (1..=8).collect::<Vec<_>>());
+    let pgn =
+        t.white.export_pgn(pb::ExportPgnRequest { name: t.name.clone() }).await.unwrap().into_inner().pgn;
+    let parsed = parse_pgn(&pgn);
+    assert_eq!(parsed.sans().collect::<Vec<_>>(), ["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#"]);
+    assert_eq!(parsed.result(), Some(PgnResult::WhiteWins), "{pgn}");
+    assert_eq!(parsed.tag("Result"), Some("1-0"));
+    assert_eq!(parsed.tag("White"), Some("White, Player"));
+    assert_eq!(parsed.tag("Event"), Some("Test Open"));
+    assert!(parsed.tag("Termination").is_some_and(|t| t.contains("FIDE-5.1.1")), "{pgn}");
+    // Every completed move has its clock: what the MOVE_COMPLETED ruling said.
+    for (i, event) in events[1..7].iter().enumerate() {
+        let left: u64 = expect_ruling(event, "MOVE_COMPLETED").facts["remaining_ms"].parse().unwrap();
+        let clk = parsed.moves[i].clock.unwrap_or_else(|| panic!("no [%clk] on move {i}: {pgn}"));
+        assert!(clk.abs_diff(Duration::from_millis(left)) < Duration::from_secs(1), "{clk:?} vs {left}");
+    }
+    // The game-ending ruling is a comment.
+    assert!(parsed.moves[6].comments.iter().any(|c| c.contains("FIDE-5.1.1")), "{pgn}");
+    assert!(pgn.trim_end().ends_with("1-0"), "{pgn}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_the_board_game_to_checkmate_make_and_press() {
+    let server = TestServer::start().await;
+    let mut arbiter = server.arbiter().await;
+    let mut req = new_game(regulations("90+30", pb::Mode::OverTheBoard), false);
+    req.game_id = "otb-mate".into();
+    let mut t = create(&server, &mut arbiter, req).await;
+    assert_eq!(t.name, "games/otb-mate");
+    assert_eq!(t.game.status, pb::GameStatus::Pending as i32);
+    assert_eq!(t.game.category, pb::Category::Standard as i32);
+
+    // Nothing can be played before the arbiter starts the game.
+    let s = expect_reason(
+        t.white.make_move(arbiter_e2e::make_move(&t.name, "f2f3")).await,
+        Code::FailedPrecondition,
+        "GAME_NOT_STARTED",
+    );
+    assert_eq!(arbiter_e2e::rule_id(&s).as_deref(), Some("FIDE-6.6"));
+    let started = arbiter
+        .start_game(pb::StartGameRequest { name: t.name.clone(), ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner();
+    let e = started.event.unwrap();
+    assert_eq!((e.act.as_str(), e.actor.as_str()), ("START", "arbiter"));
+    assert_eq!(expect_ruling(&e, "GAME_STARTED").rule_id, "FIDE-6.6");
+    assert_eq!(started.game.unwrap().clocks.unwrap().running, pb::Color::White as i32);
+
+    // Fool's mate, each move made on the board then completed by the press.
+    let moves = ["f2f3", "e7e5", "g2g4", "d8h4"];
+    for (i, mv) in moves.iter().enumerate() {
+        let color = arbiter_e2e::color_of_ply(i);
+        let name = t.name.clone();
+        let player = t.player(color);
+        let made = player.make_move(arbiter_e2e::make_move(&name, mv)).await.unwrap().into_inner();
+        let event = made.event.unwrap();
+        assert_eq!(event.act, "MAKE_MOVE");
+        assert_eq!(expect_ruling(&event, "MOVE_MADE").rule_id, "FIDE-4.7");
+        let game = made.game.unwrap();
+        if i == 3 {
+            // Checkmate completes the move (6.2.1.1): no press.
+            assert_eq!(game.status, pb::GameStatus::Finished as i32);
+            let over = expect_ruling(&event, "GAME_OVER");
+            assert_eq!((over.rule_id.as_str(), over.facts["result"].as_str()), ("FIDE-5.1.1", "0-1"));
+            let s = expect_reason(
+                player.press_clock(pb::PressClockRequest { name: name.clone(), ..Default::default() }).await,
+                Code::FailedPrecondition,
+                "GAME_OVER",
+            );
+            assert!(!s.message().is_empty());
+            break;
+        }
+        // Made, not completed: the mover's clock still runs.
+        assert_eq!(game.clocks.as_ref().unwrap().running, color as i32);
+        let pressed = player
+            .press_clock(pb::PressClockRequest { name: name.clone(), ..Default::default() })
+            .await
+            .unwrap()
+            .into_inner();
+        let event = pressed.event.unwrap();
+        assert_eq!(event.act, "PRESS_CLOCK");
+        let completed = expect_ruling(&event, "MOVE_COMPLETED");
+        assert_eq!(completed.rule_id, "FIDE-6.2a");
+        assert_eq!(completed.facts["bonus_ms"], "30000");
+        let game = pressed.game.unwrap();
+        let other = if color == pb::Color::White { pb::Color::Black } else { pb::Color::White };
+        assert_eq!(game.clocks.as_ref().unwrap().running, other as i32, "the press starts the other clock");
+        assert_eq!(game.moves_uci.len(), i + 1);
+    }
+    let game = get_game(&mut arbiter, &t.name).await;
+    assert_eq!(game.moves_san, ["f3", "e5", "g4", "Qh4#"]);
+    assert_eq!(game.end.as_ref().unwrap().result, "0-1");
+    assert_eq!(game.clocks.as_ref().unwrap().white_moves, 2);
+
+    let pgn =
+        arbiter.export_pgn(pb::ExportPgnRequest { name: t.name.clone() }).await.unwrap().into_inner().pgn;
+    let parsed = parse_pgn(&pgn);
+    assert_eq!(parsed.sans().collect::<Vec<_>>(), ["f3", "e5", "g4", "Qh4#"]);
+    assert_eq!(parsed.result(), Some(PgnResult::BlackWins));
+    assert_eq!(parsed.tag("TimeControl"), Some("5400+30"), "{pgn}");
+    for m in &parsed.moves[..3] {
+        // 90 minutes, plus 30 s increment, minus a few milliseconds.
+        let clk = m.clock.unwrap_or_else(|| panic!("no [%clk]: {pgn}"));
+        assert!(clk > Duration::from_secs(5420) && clk <= Duration::from_secs(5430), "{clk:?}: {pgn}");
+    }
+    assert!(parsed.moves[3].comments.iter().any(|c| c.contains("FIDE-5.1.1")), "{pgn}");
+    assert!(pgn.contains("[%clk"), "{pgn}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resignation_and_rulings_in_pgn_comments() {
+    let server = TestServer::start().await;
+    let mut arbiter = server.arbiter().await;
+    let mut t =
+        create(&server, &mut arbiter, new_game(regulations("90+30", pb::Mode::OverTheBoard), true)).await;
+    arbiter_e2e::play_otb(&mut arbiter, &t.name, 0, &["e2e4", "e7e5"]).await;
+    // A warning from the arbiter is a ruling; it shows in the PGN.
+    arbiter
+        .issue_penalty(pb::IssuePenaltyRequest {
+            name: t.name.clone(),
+            color: pb::Color::Black as i32,
+            kind: pb::PenaltyKind::Warning as i32,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let r = t
+        .black
+        .resign_game(pb::ResignGameRequest { name: t.name.clone(), ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner();
+    let over = expect_ruling(r.event.as_ref().unwrap(), "GAME_OVER");
+    assert_eq!((over.rule_id.as_str(), over.facts["result"].as_str()), ("FIDE-5.1.2", "1-0"));
+    let pgn =
+        arbiter.export_pgn(pb::ExportPgnRequest { name: t.name.clone() }).await.unwrap().into_inner().pgn;
+    let parsed = parse_pgn(&pgn);
+    assert_eq!(parsed.result(), Some(PgnResult::WhiteWins));
+    let comments = parsed.moves[1].comments.join(" ");
+    assert!(comments.contains("FIDE-12.9"), "{pgn}");
+    assert!(comments.contains("FIDE-5.1.2"), "{pgn}");
+    server.stop().await;
+}
