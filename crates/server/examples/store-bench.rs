@@ -1,9 +1,16 @@
-//! Append throughput and latency of the SQLite store under many games.
+//! Append throughput and latency of a store under many games.
 //!
 //! ```text
 //! cargo run --release --example store-bench -p arbiter-server -- --games 1000 --seconds 5
 //! cargo run --release --example store-bench -p arbiter-server -- --games 1000 --rate 5000
+//! cargo run --release --example store-bench -p arbiter-server -- --games 1000 --rate 5000 \
+//!     --database-url postgres://postgres@127.0.0.1:5432/test
 //! ```
+//!
+//! Without `--database-url` the store is SQLite, in `--db` or a fresh temp
+//! file. With a PostgreSQL URL the benchmark works in a schema of its own
+//! (`arbiter_bench_<random>`), created first and dropped at the end, so it
+//! leaves the database as it found it and can run next to other users.
 //!
 //! One task per game appends one event at a time, each waiting for the
 //! previous acknowledgement (a game's moves are sequential). Without
@@ -18,9 +25,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, ensure};
-use arbiter_server::store::sqlite::SqliteStore;
-use arbiter_server::store::{Append, EventRow, EventStore, GameRow};
+use arbiter_server::store::{Append, EventRow, EventStore, GameRow, Storage};
 use clap::Parser;
+use sqlx::{Connection, Executor};
 use tokio::sync::Barrier;
 use tokio::time::MissedTickBehavior;
 
@@ -41,9 +48,13 @@ struct Args {
     /// Bytes of event JSON per append.
     #[arg(long, default_value_t = 200)]
     payload: usize,
-    /// Database file (default: a fresh temp file).
-    #[arg(long)]
+    /// SQLite database file (default: a fresh temp file).
+    #[arg(long, conflicts_with = "database_url")]
     db: Option<PathBuf>,
+    /// A database URL to benchmark instead of SQLite, such as
+    /// `postgres://postgres@127.0.0.1:5432/test`.
+    #[arg(long)]
+    database_url: Option<String>,
 }
 
 #[tokio::main]
@@ -56,9 +67,33 @@ async fn main() -> anyhow::Result<()> {
         .init();
     ensure!(args.games > 0, "--games must be positive");
     let dir = tempfile::tempdir()?;
-    let path = args.db.clone().unwrap_or_else(|| dir.path().join("bench.db"));
-    let store = SqliteStore::open(&format!("sqlite://{}", path.display())).await?;
+    let mut schema = None;
+    let url = match &args.database_url {
+        Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+            let name = format!("arbiter_bench_{}", uuid::Uuid::new_v4().simple());
+            let mut admin = sqlx::PgConnection::connect(url).await.context("connecting to PostgreSQL")?;
+            admin.execute(sqlx::AssertSqlSafe(format!("CREATE SCHEMA {name}"))).await?;
+            admin.close().await?;
+            let separator = if url.contains('?') { '&' } else { '?' };
+            schema = Some(name.clone());
+            format!("{url}{separator}options=-c%20search_path%3D{name}")
+        }
+        Some(url) => url.clone(),
+        None => {
+            let path = args.db.clone().unwrap_or_else(|| dir.path().join("bench.db"));
+            format!("sqlite://{}", path.display())
+        }
+    };
+    let outcome = run(&args, Storage::open(&url).await?).await;
+    if let (Some(name), Some(url)) = (schema, &args.database_url) {
+        let mut admin = sqlx::PgConnection::connect(url).await.context("connecting to PostgreSQL")?;
+        admin.execute(sqlx::AssertSqlSafe(format!("DROP SCHEMA {name} CASCADE"))).await?;
+        admin.close().await?;
+    }
+    outcome
+}
 
+async fn run(args: &Args, store: Storage) -> anyhow::Result<()> {
     let mut setup = tokio::task::JoinSet::new();
     for g in 0..args.games {
         let store = store.clone();
@@ -71,6 +106,7 @@ async fn main() -> anyhow::Result<()> {
     let warmup = Duration::from_secs_f64(args.warmup);
     let measured = Duration::from_secs_f64(args.seconds);
     let period = (args.rate > 0.0).then(|| Duration::from_secs_f64(args.games as f64 / args.rate));
+    let games = args.games;
     let payload = Arc::new(format!(r#"{{"uci":"e2e4","pad":"{}"}}"#, "x".repeat(args.payload)));
     let barrier = Arc::new(Barrier::new(args.games + 1));
 
@@ -84,7 +120,7 @@ async fn main() -> anyhow::Result<()> {
             // Games start at staggered offsets so that the offered load is
             // even rather than a thousand appends on every period boundary.
             let mut ticks = period.map(|period| {
-                let offset = period.mul_f64(g as f64 / args.games as f64);
+                let offset = period.mul_f64(g as f64 / games as f64);
                 let mut ticks = tokio::time::interval_at((start + offset).into(), period);
                 ticks.set_missed_tick_behavior(MissedTickBehavior::Burst);
                 ticks

@@ -7,18 +7,35 @@ use tokio::sync::{Mutex, OnceCell};
 
 use crate::error::ApiError;
 use crate::store::{EventStore, GameRow, Storage};
-use crate::table::{self, TableHandle};
+use crate::table::{self, Continuity, TableHandle};
 
 /// The tables of the games in memory.
 #[derive(Debug)]
 pub struct Hall {
     store: Storage,
     tables: Mutex<HashMap<String, Arc<OnceCell<TableHandle>>>>,
+    /// How the time since a game's last event counts when it is loaded.
+    continuity: std::sync::Mutex<Continuity>,
 }
 
 impl Hall {
-    pub fn new(store: Storage) -> Hall {
-        Hall { store, tables: Mutex::new(HashMap::new()) }
+    /// A hall over `store`. With a single replica (the embedded database),
+    /// a game loaded after its last event was served by nobody, so loads
+    /// count an outage; with several replicas another may have been serving
+    /// it (`Continuity::Continuous`).
+    pub fn new(store: Storage, continuity: Continuity) -> Hall {
+        Hall { store, tables: Mutex::new(HashMap::new()), continuity: std::sync::Mutex::new(continuity) }
+    }
+
+    /// Changes how later loads count the time since a game's last event.
+    pub fn set_continuity(&self, continuity: Continuity) {
+        if let Ok(mut c) = self.continuity.lock() {
+            *c = continuity;
+        }
+    }
+
+    fn continuity(&self) -> Continuity {
+        self.continuity.lock().map_or(Continuity::Continuous, |c| *c)
     }
 
     pub fn store(&self) -> &Storage {
@@ -45,7 +62,10 @@ impl Hall {
                 }
                 cell
             };
-            let result = cell.get_or_try_init(|| table::open(self.store.clone(), id)).await.cloned();
+            let result = cell
+                .get_or_try_init(|| table::open(self.store.clone(), id, self.continuity()))
+                .await
+                .cloned();
             if result.is_err() {
                 // Do not keep a failed load: the next call tries again.
                 let mut tables = self.tables.lock().await;
@@ -80,6 +100,24 @@ impl Hall {
             }
         }
         Ok(loaded)
+    }
+
+    /// Passes on another writer's append to the game's table, if loaded.
+    pub async fn notify(&self, id: &str, seq: i64) {
+        let table = self.tables.lock().await.get(id).and_then(|c| c.get().cloned());
+        if let Some(t) = table {
+            t.notify(seq);
+        }
+    }
+
+    /// Tells every loaded table to read the log (after a lost connection to
+    /// the notifications, some appends may have gone unannounced).
+    pub async fn notify_all(&self) {
+        let tables: Vec<TableHandle> =
+            self.tables.lock().await.values().filter_map(|c| c.get().cloned()).collect();
+        for t in tables {
+            t.notify(i64::MAX);
+        }
     }
 
     /// How many tables are loaded.

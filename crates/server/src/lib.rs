@@ -85,6 +85,33 @@ pub enum ServerError {
     Reflection(String),
 }
 
+/// A replica whose heartbeat is older than this is taken for dead.
+const REPLICA_TIMEOUT_MS: i64 = 5_000;
+
+/// What a replica on a shared database does besides serving: a heartbeat,
+/// and passing other replicas' appends on to the loaded tables (so reads
+/// and watch streams here see them).
+async fn replica_duties(store: Storage, hall: Arc<Hall>, replica: String, stop: CancellationToken) {
+    let mut appended = store.subscribe();
+    let mut beat = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return,
+            _ = beat.tick() => {
+                if let Err(e) = store.heartbeat(&replica, table::wall_ms()).await {
+                    tracing::warn!(error = %e, "heartbeat failed");
+                }
+            }
+            received = appended.recv() => match received {
+                Ok((game, _)) if game == "*" => hall.notify_all().await,
+                Ok((game, seq)) => hall.notify(&game, seq).await,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => hall.notify_all().await,
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+            },
+        }
+    }
+}
+
 /// Opens storage and makes sure the player-token key exists.
 ///
 /// # Errors
@@ -109,7 +136,17 @@ pub async fn run(
     telemetry::install_recorder();
     let (store, key) = open_storage(&config.database_url).await?;
     let auth = Arc::new(Authority::new(&key, &config.tokens, store.clone()));
-    let hall = Arc::new(Hall::new(store.clone()));
+    let replica = format!("r{}", uuid::Uuid::new_v4().simple());
+    let shared = matches!(store, Storage::Postgres(_));
+    // Games loaded now were served by nobody since their last event unless
+    // another replica is alive (only possible on a shared database).
+    let others_alive = shared
+        && !store.live_replicas(table::wall_ms(), REPLICA_TIMEOUT_MS).await.unwrap_or_default().is_empty();
+    let startup = if others_alive { table::Continuity::Continuous } else { table::Continuity::AfterOutage };
+    if let Err(e) = store.heartbeat(&replica, table::wall_ms()).await {
+        tracing::warn!(error = %e, "cannot record this replica's heartbeat");
+    }
+    let hall = Arc::new(Hall::new(store.clone(), startup));
     // Run in a task of its own: the future borrows the hall, and a
     // spawned task keeps `run`'s future `Send` for every lifetime.
     let loading = {
@@ -120,6 +157,13 @@ pub async fn run(
         Ok(Ok(n)) => tracing::info!(games = n, "unfinished games loaded"),
         Ok(Err(e)) => tracing::error!(error = %e, "cannot list unfinished games"),
         Err(e) => tracing::error!(error = %e, "loading unfinished games failed"),
+    }
+    let background = CancellationToken::new();
+    if shared {
+        // From now on this replica is alive: a game it loads later may have
+        // been served by another one until now.
+        hall.set_continuity(table::Continuity::Continuous);
+        tokio::spawn(replica_duties(store.clone(), hall.clone(), replica.clone(), background.clone()));
     }
     let stop = CancellationToken::new();
     let arbiter = Arbiter { hall: hall.clone(), auth, heartbeat: config.heartbeat, shutdown: stop.clone() };
@@ -176,6 +220,7 @@ pub async fn run(
         .add_service(api)
         .serve_with_incoming_shutdown(TcpListenerStream::new(listener), signal)
         .await;
+    background.cancel();
     store.close().await;
     tracing::info!("storage flushed and closed");
     served.map_err(ServerError::from)

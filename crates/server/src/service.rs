@@ -700,7 +700,10 @@ arbiter_service! {
         pause_clocks(PauseClocksRequest) -> PauseClocksResponse |r| ev(Event::PauseClocks);
         resume_clocks(ResumeClocksRequest) -> ResumeClocksResponse |r| ev(Event::ResumeClocks);
         adjust_clock(AdjustClockRequest) -> AdjustClockResponse |r| {
-            if r.delta_ms == 0 || r.delta_ms.abs() > 86_400_000 {
+            // `unsigned_abs`: `i64::MIN.abs()` overflows (a panic in the
+            // handler with debug assertions, and a wrapped negative value that
+            // passed this check without them).
+            if r.delta_ms == 0 || r.delta_ms.unsigned_abs() > 86_400_000 {
                 return Err(ApiError::field("delta_ms", "must be non-zero and at most 24 hours either way"));
             }
             ev(Event::AdjustClock { color: required_color("color", r.color)?, delta_ms: r.delta_ms })

@@ -129,6 +129,22 @@ enum Command {
     Read {
         reply: oneshot::Sender<Result<pb::Game, ApiError>>,
     },
+    /// Another writer appended up to `seq`.
+    CatchUp {
+        seq: i64,
+    },
+}
+
+/// How the time since a game's last event is counted when its table loads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Continuity {
+    /// Nobody served the game since its last event (the service was down):
+    /// the timeline continues from the last recorded instant and the outage
+    /// is recorded (FIDE 6.11 spirit).
+    AfterOutage,
+    /// Another replica may have been serving the game: the wall-clock time
+    /// since its last event counts, as it did for the players.
+    Continuous,
 }
 
 /// A handle on a loaded game.
@@ -175,6 +191,13 @@ impl TableHandle {
         let (reply, rx) = oneshot::channel();
         self.tx.send(Command::Read { reply }).await.map_err(|_| gone())?;
         rx.await.map_err(|_| gone())?
+    }
+
+    /// Tells the table another writer appended up to `seq` (it reads the
+    /// log if it is behind). Never waits: a full queue means the table is
+    /// busy and will read the log anyway when it next writes.
+    pub fn notify(&self, seq: i64) {
+        let _ = self.tx.try_send(Command::CatchUp { seq });
     }
 
     /// Live events from now on.
@@ -236,11 +259,18 @@ impl Notation {
 /// # Errors
 /// [`ApiError::NotFound`], [`ApiError::Unavailable`], or
 /// [`ApiError::Internal`] if the log no longer replays.
-pub async fn open(store: Storage, id: &str) -> Result<TableHandle, ApiError> {
+pub async fn open(store: Storage, id: &str, continuity: Continuity) -> Result<TableHandle, ApiError> {
     let (events, _) = broadcast::channel(256);
     let mut table = Table::load(store, id, events.clone()).await?;
+    if continuity == Continuity::Continuous {
+        let since_last = (wall_ms() - table.row.updated_wall_ms).max(0);
+        table.offset += since_last;
+    }
     let (tx, rx) = mpsc::channel(64);
-    let running = table.game.is_started() && !table.game.is_over() && !table.game.clock().is_paused();
+    let running = continuity == Continuity::AfterOutage
+        && table.game.is_started()
+        && !table.game.is_over()
+        && !table.game.clock().is_paused();
     let outage_ms = (wall_ms() - table.row.updated_wall_ms).max(0);
     tokio::spawn(async move {
         if running && let Err(e) = table.record_system(Event::ServiceResumed { outage_ms }, "server").await {
@@ -368,6 +398,14 @@ impl Table {
                 };
                 let _ = reply.send(result);
             }
+            Command::CatchUp { seq } => {
+                if seq > self.last_seq
+                    && !self.dirty
+                    && let Err(e) = self.catch_up().await
+                {
+                    tracing::warn!(game = %self.row.id, error = %e, "cannot catch up with the log");
+                }
+            }
         }
     }
 
@@ -428,33 +466,95 @@ impl Table {
         expected_seq: Option<i64>,
     ) -> Result<Acted, ApiError> {
         self.ensure_consistent().await?;
-        if let Some(rid) = &request_id
-            && let Some(&seq) = self.requests.get(rid)
-        {
-            // A retry: the original answer, nothing changes.
-            metrics::counter!("arbiter_idempotent_replays_total").increment(1);
-            let row =
-                self.store.events(&self.row.id, seq - 1, 1).await?.into_iter().next().ok_or_else(|| {
-                    ApiError::Internal(format!("games/{}: event {seq} is missing from the log", self.row.id))
+        // A second attempt happens only when another writer (another replica)
+        // appended to this game since this table last read it: the table
+        // catches up from the log and judges the act again on the game as it
+        // now stands.
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            if let Some(rid) = &request_id
+                && let Some(&seq) = self.requests.get(rid)
+            {
+                // A retry: the original answer, nothing changes.
+                metrics::counter!("arbiter_idempotent_replays_total").increment(1);
+                let row = self.store.events(&self.row.id, seq - 1, 1).await?.into_iter().next().ok_or_else(
+                    || {
+                        ApiError::Internal(format!(
+                            "games/{}: event {seq} is missing from the log",
+                            self.row.id
+                        ))
+                    },
+                )?;
+                return Ok(Acted { event: event_to_proto(&row)?, game: self.snapshot() });
+            }
+            if let Some(expected) = expected_seq
+                && expected != self.last_seq
+            {
+                return Err(ApiError::Aborted {
+                    reason: "STALE_SEQ",
+                    message: format!(
+                        "expected_seq {expected} is stale: the game's last event is {}; read the game again",
+                        self.last_seq
+                    ),
+                });
+            }
+            let event = self.event_for(act.clone())?;
+            let at = self.now_at();
+            let before = self.game.clone();
+            let rulings = self.game.apply(&event, at).map_err(ApiError::Rejected)?;
+            match self.record(&event, rulings, at, actor, request_id.clone()).await {
+                Ok(event) => return Ok(Acted { event, game: self.snapshot() }),
+                Err(ApiError::Aborted { reason: "CONCURRENT_UPDATE" | "DUPLICATE_REQUEST", .. })
+                    if attempts < 3 =>
+                {
+                    // Nothing was written: put the game back as it was and
+                    // read what the other writer recorded.
+                    self.game = before;
+                    self.dirty = false;
+                    metrics::counter!("arbiter_append_conflicts_total").increment(1);
+                    self.catch_up().await?;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Applies the events other writers appended since this table last read
+    /// the log, and passes them on to watchers.
+    async fn catch_up(&mut self) -> Result<(), ApiError> {
+        let id = self.row.id.clone();
+        loop {
+            let page = self.store.events(&id, self.last_seq, REPLAY_PAGE).await?;
+            let n = page.len();
+            for row in page {
+                let event: Event = serde_json::from_str(&row.event_json).map_err(|e| {
+                    self.dirty = true;
+                    ApiError::Internal(format!("games/{id}: event {} is unreadable: {e}", row.seq))
                 })?;
-            return Ok(Acted { event: event_to_proto(&row)?, game: self.snapshot() });
+                if let Err(r) = self.game.apply(&event, row.at_ms) {
+                    self.dirty = true;
+                    return Err(ApiError::Internal(format!(
+                        "games/{id}: event {} no longer applies: {r}",
+                        row.seq
+                    )));
+                }
+                self.last_seq = row.seq;
+                self.row.last_seq = row.seq;
+                self.row.updated_wall_ms = row.wall_ms;
+                if let Some(rid) = &row.request_id {
+                    self.requests.insert(rid.clone(), row.seq);
+                }
+                let proto = event_to_proto(&row)?;
+                let _ = self.events.send(Arc::new(Recorded { event: proto, finished: self.game.is_over() }));
+            }
+            if n < REPLAY_PAGE as usize {
+                break;
+            }
         }
-        if let Some(expected) = expected_seq
-            && expected != self.last_seq
-        {
-            return Err(ApiError::Aborted {
-                reason: "STALE_SEQ",
-                message: format!(
-                    "expected_seq {expected} is stale: the game's last event is {}; read the game again",
-                    self.last_seq
-                ),
-            });
-        }
-        let event = self.event_for(act)?;
-        let at = self.now_at();
-        let rulings = self.game.apply(&event, at).map_err(ApiError::Rejected)?;
-        let event = self.record(&event, rulings, at, actor, request_id).await?;
-        Ok(Acted { event, game: self.snapshot() })
+        self.row.status = self.status().to_string();
+        self.row.result = self.game.end().map(|end| convert::game_result_text(end.result));
+        Ok(())
     }
 
     /// Turns an act into a Laws event, reading moves against the board.

@@ -46,10 +46,13 @@ use sqlx::sqlite::{
     SqliteSynchronous,
 };
 use sqlx::{AssertSqlSafe, Connection, Executor, Row, SqlSafeStr, SqlStr};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio_stream::StreamExt;
 
-use super::{Append, EventRow, EventStore, GameFilter, GameRow, StoreError, TokenRow};
+use super::{
+    Append, EventRow, EventStore, GameFilter, GameRow, SUBSCRIPTION_CAPACITY, StoreError, TokenRow,
+    validate_append,
+};
 
 /// The most jobs committed in one transaction. Large enough to amortise the
 /// commit's `fsync` over a thousand busy games, small enough that one batch
@@ -134,6 +137,9 @@ struct Inner {
     /// after a [`Message::Close`].
     writer: mpsc::Sender<Message>,
     read: SqlitePool,
+    /// Where the writer announces committed appends (see
+    /// [`EventStore::subscribe`]); subscribers get receivers from it.
+    appended: broadcast::Sender<(String, i64)>,
 }
 
 impl SqliteStore {
@@ -210,9 +216,16 @@ impl SqliteStore {
             let (stop, stopped) = oneshot::channel();
             (stop, tokio::spawn(checkpointer(options.clone(), stopped)))
         });
-        let writer = Writer { conn: Some(conn), options: writer_options, chunks, checkpointer };
+        let (appended, _) = broadcast::channel(SUBSCRIPTION_CAPACITY);
+        let writer = Writer {
+            conn: Some(conn),
+            options: writer_options,
+            chunks,
+            checkpointer,
+            appended: appended.clone(),
+        };
         tokio::spawn(writer.run(receiver));
-        Ok(SqliteStore { inner: Arc::new(Inner { writer: sender, read }) })
+        Ok(SqliteStore { inner: Arc::new(Inner { writer: sender, read, appended }) })
     }
 
     /// Queues a job for the writer and waits for its answer, which comes only
@@ -393,38 +406,23 @@ impl EventStore for SqliteStore {
         }
         self.inner.read.close().await;
     }
-}
 
-/// Checks what can be checked without the database: at least one event, all
-/// of this game, numbered `expected_last_seq + 1, + 2, ...`.
-fn validate_append(append: &Append) -> Result<(), StoreError> {
-    if append.events.is_empty() {
-        return Err(StoreError::Invalid(format!("append to game {} has no events", append.game_id)));
+    fn subscribe(&self) -> broadcast::Receiver<(String, i64)> {
+        self.inner.appended.subscribe()
     }
-    if append.expected_last_seq < 0 {
-        return Err(StoreError::Invalid(format!(
-            "expected_last_seq {} is negative",
-            append.expected_last_seq
-        )));
+
+    async fn heartbeat(&self, replica_id: &str, now_wall_ms: i64) -> Result<(), StoreError> {
+        let work = Work::Heartbeat { replica_id: replica_id.to_owned(), now_wall_ms };
+        self.submit(work, Reply::Unit).await
     }
-    let mut next = append.expected_last_seq;
-    for event in &append.events {
-        if event.game_id != append.game_id {
-            return Err(StoreError::Invalid(format!(
-                "event of game {} in an append to game {}",
-                event.game_id, append.game_id
-            )));
-        }
-        next =
-            next.checked_add(1).ok_or_else(|| StoreError::Invalid("sequence number overflow".to_owned()))?;
-        if event.seq != next {
-            return Err(StoreError::Invalid(format!(
-                "event seq {} where {next} was expected (expected_last_seq {})",
-                event.seq, append.expected_last_seq
-            )));
-        }
+
+    async fn live_replicas(&self, now_wall_ms: i64, max_age_ms: i64) -> Result<Vec<String>, StoreError> {
+        sqlx::query_scalar("SELECT id FROM replicas WHERE seen_wall_ms >= ?1 ORDER BY id")
+            .bind(now_wall_ms.saturating_sub(max_age_ms))
+            .fetch_all(&self.inner.read)
+            .await
+            .map_err(unavailable)
     }
-    Ok(())
 }
 
 /// A message to the writer.
@@ -449,6 +447,7 @@ enum Work {
     CreateGame(GameRow),
     InsertToken(TokenRow),
     Meta { key: String, default: String },
+    Heartbeat { replica_id: String, now_wall_ms: i64 },
 }
 
 /// Where a job's answer goes. Every job produces a `String` internally (the
@@ -484,6 +483,8 @@ struct Writer {
     /// The background [`checkpointer`] (file databases only) and its stop
     /// signal: it lives as long as the writer.
     checkpointer: Option<(oneshot::Sender<()>, tokio::task::JoinHandle<()>)>,
+    /// Committed appends are announced here (see [`EventStore::subscribe`]).
+    appended: broadcast::Sender<(String, i64)>,
 }
 
 impl Writer {
@@ -533,6 +534,16 @@ impl Writer {
         match self.try_batch(&jobs).await {
             Ok(outcomes) => {
                 for (job, outcome) in jobs.into_iter().zip(outcomes) {
+                    // The batch is committed: announce its appends before
+                    // answering them, so that a caller whose append returned
+                    // finds the notification already queued for its own
+                    // subscribers. Sending fails only when nobody listens.
+                    if outcome.is_ok()
+                        && let Work::Append(append) = &job.work
+                        && let Some(last) = append.events.last()
+                    {
+                        let _ = self.appended.send((append.game_id.clone(), last.seq));
+                    }
                     job.reply.send(outcome);
                 }
             }
@@ -678,6 +689,9 @@ async fn apply(conn: &mut SqliteConnection, work: &Work) -> Result<String, Store
         Work::CreateGame(game) => apply_create_game(conn, game).await.map(|()| String::new()),
         Work::InsertToken(token) => apply_insert_token(conn, token).await.map(|()| String::new()),
         Work::Meta { key, default } => apply_meta(conn, key, default).await,
+        Work::Heartbeat { replica_id, now_wall_ms } => {
+            apply_heartbeat(conn, replica_id, *now_wall_ms).await.map(|()| String::new())
+        }
     }
 }
 
@@ -984,6 +998,23 @@ async fn apply_meta(conn: &mut SqliteConnection, key: &str, default: &str) -> Re
         .fetch_one(&mut *conn)
         .await
         .map_err(classify)
+}
+
+async fn apply_heartbeat(
+    conn: &mut SqliteConnection,
+    replica_id: &str,
+    now_wall_ms: i64,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO replicas (id, seen_wall_ms) VALUES (?1, ?2) \
+         ON CONFLICT (id) DO UPDATE SET seen_wall_ms = excluded.seen_wall_ms",
+    )
+    .bind(replica_id)
+    .bind(now_wall_ms)
+    .execute(&mut *conn)
+    .await
+    .map(drop)
+    .map_err(classify)
 }
 
 /// The SQLite extended result code of a database error.

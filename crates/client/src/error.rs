@@ -1,0 +1,391 @@
+//! The client's error: a gRPC status with its `google.rpc` details decoded,
+//! or a failure on this side (connection, TLS, input).
+
+use std::collections::HashMap;
+use std::fmt;
+
+use tonic::Code;
+use tonic_types::StatusExt;
+
+/// The ErrorInfo domain of the errors the service returns.
+pub const DOMAIN: &str = "arbiter.chess";
+
+/// One `google.rpc.BadRequest` field violation: which field of the request
+/// was wrong, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldViolation {
+    /// The field, as named in the request message (`regulations.time_control`).
+    pub field: String,
+    /// What is wrong with it.
+    pub description: String,
+}
+
+/// An error status of the service, with its details decoded.
+#[derive(Debug)]
+pub struct RpcError {
+    /// The gRPC code.
+    pub code: Code,
+    /// The status message (for a refusal of the Laws, the sentence for the
+    /// players; the service appends the rule id in parentheses, which
+    /// [`RpcError::message`] leaves out).
+    pub message: String,
+    /// The `google.rpc.ErrorInfo` reason (`TOUCH_MOVE`, `NOT_FOUND`...).
+    pub reason: Option<String>,
+    /// The ErrorInfo domain (`arbiter.chess` for the service's own errors;
+    /// absent for transport failures).
+    pub domain: Option<String>,
+    /// The ErrorInfo metadata (`rule_id`...).
+    pub metadata: HashMap<String, String>,
+    /// The `google.rpc.BadRequest` field violations.
+    pub violations: Vec<FieldViolation>,
+}
+
+impl RpcError {
+    /// Decodes a status.
+    pub fn from_status(status: &tonic::Status) -> RpcError {
+        let info = status.get_details_error_info();
+        let violations = status
+            .get_details_bad_request()
+            .map(|b| {
+                b.field_violations
+                    .into_iter()
+                    .map(|v| FieldViolation { field: v.field, description: v.description })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut message = status.message().to_string();
+        if message.is_empty()
+            && let Some(source) = std::error::Error::source(status)
+        {
+            message = source.to_string();
+        }
+        RpcError {
+            code: status.code(),
+            message,
+            reason: info.as_ref().map(|i| i.reason.clone()).filter(|r| !r.is_empty()),
+            domain: info.as_ref().map(|i| i.domain.clone()).filter(|d| !d.is_empty()),
+            metadata: info.map(|i| i.metadata).unwrap_or_default(),
+            violations,
+        }
+    }
+
+    /// The `rule_id` metadata: the Article a refusal rests on.
+    pub fn rule_id(&self) -> Option<&str> {
+        self.metadata.get("rule_id").map(String::as_str).filter(|r| !r.is_empty())
+    }
+
+    /// The message without the ` (RULE)` suffix the service appends when the
+    /// rule id is known.
+    pub fn message(&self) -> &str {
+        if let Some(rule) = self.rule_id()
+            && let Some(stripped) = self.message.strip_suffix(&format!(" ({rule})"))
+        {
+            return stripped;
+        }
+        &self.message
+    }
+
+    /// `true` when the status came from the service itself (it carries an
+    /// ErrorInfo of domain [`DOMAIN`]), not from the transport.
+    pub fn from_service(&self) -> bool {
+        self.domain.as_deref() == Some(DOMAIN)
+    }
+}
+
+impl fmt::Display for RpcError {
+    /// `FAILED_PRECONDITION TOUCH_MOVE (FIDE-4.3a): you touched ...`, with
+    /// the field violations after the message.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(code_name(self.code))?;
+        if let Some(reason) = &self.reason
+            && reason != code_name(self.code)
+        {
+            write!(f, " {reason}")?;
+        }
+        if let Some(rule) = self.rule_id() {
+            write!(f, " ({rule})")?;
+        }
+        let message = self.message();
+        if !message.is_empty() {
+            write!(f, ": {message}")?;
+        }
+        if !self.violations.is_empty() {
+            let fields: Vec<String> =
+                self.violations.iter().map(|v| format!("{}: {}", v.field, v.description)).collect();
+            // The service's own message for INVALID_ARGUMENT already lists
+            // the violations; do not say it twice.
+            let listed = fields.iter().all(|f| message.contains(f.as_str()));
+            if !listed {
+                write!(f, " [{}]", fields.join("; "))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What went wrong with a call.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The service (or the transport below it) answered with an error
+    /// status.
+    #[error("{0}")]
+    Rpc(Box<RpcError>),
+    /// The connection could not be set up.
+    #[error("cannot connect to {url}: {message}")]
+    Connect {
+        /// The server address.
+        url: String,
+        /// Why, with the causes.
+        message: String,
+    },
+    /// An argument was rejected on this side, before anything was sent.
+    #[error("invalid {field}: {description}")]
+    Invalid {
+        /// Which argument.
+        field: String,
+        /// Why.
+        description: String,
+    },
+}
+
+impl From<tonic::Status> for Error {
+    fn from(status: tonic::Status) -> Error {
+        Error::Rpc(Box::new(RpcError::from_status(&status)))
+    }
+}
+
+impl Error {
+    /// A local validation error.
+    pub fn invalid(field: impl Into<String>, description: impl Into<String>) -> Error {
+        Error::Invalid { field: field.into(), description: description.into() }
+    }
+
+    /// The gRPC code: the status's, `UNAVAILABLE` for a connection that could
+    /// not be set up, `INVALID_ARGUMENT` for a local validation error.
+    pub fn code(&self) -> Code {
+        match self {
+            Error::Rpc(e) => e.code,
+            Error::Connect { .. } => Code::Unavailable,
+            Error::Invalid { .. } => Code::InvalidArgument,
+        }
+    }
+
+    /// The ErrorInfo reason, if the service gave one.
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            Error::Rpc(e) => e.reason.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// The rule id (`FIDE-4.3a`) of a refusal by the Laws.
+    pub fn rule_id(&self) -> Option<&str> {
+        match self {
+            Error::Rpc(e) => e.rule_id(),
+            _ => None,
+        }
+    }
+
+    /// The `google.rpc.BadRequest` field violations (for a local validation
+    /// error, the one argument rejected).
+    pub fn field_violations(&self) -> Vec<FieldViolation> {
+        match self {
+            Error::Rpc(e) => e.violations.clone(),
+            Error::Invalid { field, description } => {
+                vec![FieldViolation { field: field.clone(), description: description.clone() }]
+            }
+            Error::Connect { .. } => Vec::new(),
+        }
+    }
+
+    /// The message alone, without code, reason or rule.
+    pub fn message(&self) -> String {
+        match self {
+            Error::Rpc(e) => e.message().to_string(),
+            Error::Connect { message, .. } => message.clone(),
+            Error::Invalid { description, .. } => description.clone(),
+        }
+    }
+
+    /// The decoded status, if the error is one.
+    pub fn rpc(&self) -> Option<&RpcError> {
+        match self {
+            Error::Rpc(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// `true` when sending the same request again may succeed: the service
+    /// is unavailable, or the transport failed (a status without the
+    /// service's ErrorInfo: connection reset, refused, protocol error).
+    /// Mutations carry a request id, so resending one is safe.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            Error::Connect { .. } => true,
+            Error::Invalid { .. } => false,
+            Error::Rpc(e) => match e.code {
+                Code::Unavailable => true,
+                Code::Unknown | Code::Internal | Code::Cancelled => !e.from_service(),
+                _ => false,
+            },
+        }
+    }
+
+    /// The exit code the `arbiter` CLI uses for this error (see the crate
+    /// documentation).
+    pub fn exit_code(&self) -> u8 {
+        exit_code_of(self.code())
+    }
+}
+
+/// Exit codes of the `arbiter` CLI, which scripts can rely on.
+pub mod exit {
+    /// Success.
+    pub const OK: u8 = 0;
+    /// The command line was wrong (unknown command or option, a value that
+    /// does not parse, a missing argument).
+    pub const USAGE: u8 = 1;
+    /// INVALID_ARGUMENT, OUT_OF_RANGE or NOT_FOUND: a bad argument, an
+    /// unknown game, a file that cannot be read, a bad FEN.
+    pub const INVALID: u8 = 2;
+    /// FAILED_PRECONDITION: the act was refused by the Laws of Chess (touch
+    /// move, illegal move, not your turn, game over...).
+    pub const REFUSED: u8 = 3;
+    /// UNAUTHENTICATED or PERMISSION_DENIED: no token, a wrong token, or a
+    /// token whose role may not do this.
+    pub const AUTH: u8 = 4;
+    /// UNAVAILABLE, ABORTED, ALREADY_EXISTS, DEADLINE_EXCEEDED or
+    /// RESOURCE_EXHAUSTED: the service cannot be reached, or a conflict
+    /// (the game changed, the id is taken). Retrying may help.
+    pub const UNAVAILABLE: u8 = 5;
+    /// `arbiter pgn check`: at least one game is invalid.
+    pub const INVALID_DATA: u8 = 6;
+    /// Anything else (INTERNAL, UNKNOWN, an output error).
+    pub const OTHER: u8 = 7;
+}
+
+/// The exit code of a gRPC code (see [`exit`]).
+pub fn exit_code_of(code: Code) -> u8 {
+    match code {
+        Code::Ok => exit::OK,
+        Code::InvalidArgument | Code::OutOfRange | Code::NotFound => exit::INVALID,
+        Code::FailedPrecondition => exit::REFUSED,
+        Code::Unauthenticated | Code::PermissionDenied => exit::AUTH,
+        Code::Unavailable
+        | Code::Aborted
+        | Code::AlreadyExists
+        | Code::DeadlineExceeded
+        | Code::ResourceExhausted => exit::UNAVAILABLE,
+        _ => exit::OTHER,
+    }
+}
+
+/// The canonical UPPER_SNAKE_CASE name of a gRPC code.
+pub fn code_name(code: Code) -> &'static str {
+    match code {
+        Code::Ok => "OK",
+        Code::Cancelled => "CANCELLED",
+        Code::Unknown => "UNKNOWN",
+        Code::InvalidArgument => "INVALID_ARGUMENT",
+        Code::DeadlineExceeded => "DEADLINE_EXCEEDED",
+        Code::NotFound => "NOT_FOUND",
+        Code::AlreadyExists => "ALREADY_EXISTS",
+        Code::PermissionDenied => "PERMISSION_DENIED",
+        Code::ResourceExhausted => "RESOURCE_EXHAUSTED",
+        Code::FailedPrecondition => "FAILED_PRECONDITION",
+        Code::Aborted => "ABORTED",
+        Code::OutOfRange => "OUT_OF_RANGE",
+        Code::Unimplemented => "UNIMPLEMENTED",
+        Code::Internal => "INTERNAL",
+        Code::Unavailable => "UNAVAILABLE",
+        Code::DataLoss => "DATA_LOSS",
+        Code::Unauthenticated => "UNAUTHENTICATED",
+    }
+}
+
+/// A transport error with its chain of causes, on one line.
+pub(crate) fn chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !s.contains(&text) {
+            s.push_str(": ");
+            s.push_str(&text);
+        }
+        source = cause.source();
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tonic_types::{ErrorDetails, StatusExt};
+
+    fn refusal() -> tonic::Status {
+        let mut metadata = HashMap::new();
+        metadata.insert("rule_id".to_string(), "FIDE-4.3a".to_string());
+        let details = ErrorDetails::with_error_info("TOUCH_MOVE", DOMAIN, metadata);
+        tonic::Status::with_error_details(
+            Code::FailedPrecondition,
+            "you touched the knight on g1: move it (FIDE-4.3a)",
+            details,
+        )
+    }
+
+    #[test]
+    fn display_reads_well() {
+        let e = Error::from(refusal());
+        assert_eq!(
+            e.to_string(),
+            "FAILED_PRECONDITION TOUCH_MOVE (FIDE-4.3a): you touched the knight on g1: move it"
+        );
+        assert_eq!(e.code(), Code::FailedPrecondition);
+        assert_eq!(e.reason(), Some("TOUCH_MOVE"));
+        assert_eq!(e.rule_id(), Some("FIDE-4.3a"));
+        assert_eq!(e.exit_code(), exit::REFUSED);
+        assert!(!e.is_transient());
+    }
+
+    #[test]
+    fn bad_request_fields() {
+        let mut details = ErrorDetails::with_error_info("INVALID_ARGUMENT", DOMAIN, HashMap::new());
+        details.add_bad_request_violation("regulations.time_control", "is required");
+        let status = tonic::Status::with_error_details(Code::InvalidArgument, "invalid request", details);
+        let e = Error::from(status);
+        assert_eq!(
+            e.field_violations(),
+            vec![FieldViolation {
+                field: "regulations.time_control".into(),
+                description: "is required".into()
+            }]
+        );
+        assert_eq!(
+            e.to_string(),
+            "INVALID_ARGUMENT: invalid request [regulations.time_control: is required]"
+        );
+        assert_eq!(e.exit_code(), exit::INVALID);
+    }
+
+    #[test]
+    fn transport_failures_are_transient() {
+        assert!(Error::from(tonic::Status::unavailable("down")).is_transient());
+        assert!(Error::from(tonic::Status::unknown("transport error")).is_transient());
+        assert!(Error::from(tonic::Status::internal("h2 protocol error")).is_transient());
+        let details = ErrorDetails::with_error_info("INTERNAL", DOMAIN, HashMap::new());
+        let own = tonic::Status::with_error_details(Code::Internal, "corrupt log", details);
+        assert!(!Error::from(own).is_transient());
+        assert!(!Error::from(tonic::Status::not_found("games/x")).is_transient());
+    }
+
+    #[test]
+    fn exit_codes() {
+        assert_eq!(exit_code_of(Code::NotFound), 2);
+        assert_eq!(exit_code_of(Code::Unauthenticated), 4);
+        assert_eq!(exit_code_of(Code::PermissionDenied), 4);
+        assert_eq!(exit_code_of(Code::Aborted), 5);
+        assert_eq!(exit_code_of(Code::Internal), 7);
+        assert_eq!(Error::invalid("game", "empty").exit_code(), 2);
+    }
+}

@@ -1,0 +1,212 @@
+//! The `arbiter` binary's offline tools (`pgn check`, `fen show`,
+//! `completions`), its help and its exit codes, run as a user would.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// The project's `shared/` folder: `$ARBITER_SHARED`, else the `shared`
+/// folder beside the repository.
+fn shared_dir() -> PathBuf {
+    if let Ok(dir) = std::env::var("ARBITER_SHARED") {
+        return PathBuf::from(dir);
+    }
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut dir = manifest.as_path();
+    while let Some(parent) = dir.parent() {
+        let candidate = parent.join("shared");
+        if candidate.join("data").is_dir() {
+            return candidate;
+        }
+        dir = parent;
+    }
+    panic!("cannot find the shared/ data folder beside the repository; set ARBITER_SHARED")
+}
+
+fn pgn_file(name: &str) -> PathBuf {
+    shared_dir().join("data").join("pgn").join(name)
+}
+
+/// Runs `arbiter` with `args`, without the server variables of the caller.
+fn arbiter(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(args)
+        .env_remove("ARBITER_URL")
+        .env_remove("ARBITER_TOKEN")
+        .output()
+        .expect("run arbiter")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn pgn_check_accepts_every_shared_file() {
+    // (file, games) as counted in shared/data/pgn/README.md.
+    let files = [
+        ("Alekhine.pgn", 1661),
+        ("lichess_db_1000k.pgn", 438),
+        ("lichess_db_standard_rated_2013-01_truncated_5000.pgn", 5000),
+    ];
+    for (name, games) in files {
+        let path = pgn_file(name);
+        let o = arbiter(&["pgn", "check", path.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0), "{name}: {}{}", stdout(&o), stderr(&o));
+        let text = stdout(&o);
+        assert!(text.contains(&format!("games {games},")), "{name}: {text}");
+        assert!(text.contains("invalid 0"), "{name}: {text}");
+    }
+}
+
+#[test]
+fn pgn_check_json_totals() {
+    let path = pgn_file("lichess_db_1000k.pgn");
+    let o = arbiter(&["--json", "pgn", "check", path.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON document");
+    assert_eq!(doc["games"], 438);
+    assert_eq!(doc["plies"], 28538);
+    assert_eq!(doc["invalid"], 0);
+    assert_eq!(doc["files"][0]["problems"].as_array().map(Vec::len), Some(0));
+}
+
+#[test]
+fn pgn_check_rejects_a_bad_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.pgn");
+    let pgn = "\
+[Event \"good\"]
+[Result \"1-0\"]
+
+1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0
+
+[Event \"illegal move\"]
+[Result \"*\"]
+
+1. e4 e5 2. Ke3 *
+
+[Event \"fool's mate\"]
+[Result \"0-1\"]
+
+1. f3 e5 2. g4 Qh4# 0-1
+
+[Event \"mate scored for the mated side\"]
+[Result \"1-0\"]
+
+1. f3 e5 2. g4 Qh4# 1-0
+";
+    std::fs::write(&path, pgn).unwrap();
+    let o = arbiter(&["pgn", "check", path.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(6), "{}{}", stdout(&o), stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("game 2: error at ply 3"), "{text}");
+    assert!(text.contains("game 4: error"), "{text}");
+    assert!(!text.contains("game 1:"), "valid games are not listed without --verbose: {text}");
+    assert!(text.contains("games 4,"), "{text}");
+    assert!(text.contains("invalid 2"), "{text}");
+
+    let o = arbiter(&["--json", "pgn", "check", path.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(6));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(doc["invalid"], 2);
+    let problems = doc["files"][0]["problems"].as_array().unwrap();
+    assert_eq!(problems.iter().map(|p| p["game"].as_u64().unwrap()).collect::<Vec<_>>(), [2, 4]);
+    assert_eq!(problems[0]["ply"], 3);
+
+    let o = arbiter(&["pgn", "check", "--verbose", path.to_str().unwrap()]);
+    assert!(stdout(&o).contains("game 1: ok"), "{}", stdout(&o));
+}
+
+#[test]
+fn pgn_check_missing_file_is_exit_2() {
+    let o = arbiter(&["pgn", "check", "/nonexistent/file.pgn"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cannot open"), "{}", stderr(&o));
+}
+
+#[test]
+fn fen_show_lists_legal_moves() {
+    let o = arbiter(&[
+        "fen",
+        "show",
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR",
+        "b",
+        "KQkq",
+        "-",
+        "0",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.starts_with("8  ♜ ♞ ♝ ♛ ♚ ♝ ♞ ♜\n"), "{text}");
+    assert!(text.contains("Black to move"), "{text}");
+    assert!(text.contains("Legal moves (20):"), "{text}");
+    assert!(text.contains(" Nf6 "), "{text}");
+
+    let o = arbiter(&["fen", "show", "--ascii", "8/8/8/8/8/5k2/8/5K1q w - - 0 1"]);
+    let text = stdout(&o);
+    assert!(text.contains("1  . . . . . K . q"), "{text}");
+    assert!(text.contains("White is checkmated"), "{text}");
+
+    let o = arbiter(&["--json", "fen", "show", "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1"]);
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let sans: Vec<&str> =
+        doc["legal_moves"].as_array().unwrap().iter().map(|m| m["san"].as_str().unwrap()).collect();
+    assert!(sans.contains(&"O-O") && sans.contains(&"O-O-O"), "{sans:?}");
+    assert_eq!(doc["turn"], "white");
+    assert_eq!(doc["checkmate"], false);
+}
+
+#[test]
+fn fen_show_bad_fen_is_exit_2() {
+    let o = arbiter(&["fen", "show", "not-a-fen"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = arbiter(&["--json", "fen", "show", "8/8/8/8/8/8/8/8 w - - 0 1"]);
+    assert_eq!(o.status.code(), Some(2));
+    let doc: serde_json::Value = serde_json::from_str(stderr(&o).trim()).expect("a JSON error");
+    assert_eq!(doc["error"]["code"], "INVALID_ARGUMENT");
+}
+
+#[test]
+fn usage_errors_are_exit_1_and_help_is_0() {
+    assert_eq!(arbiter(&[]).status.code(), Some(1));
+    assert_eq!(arbiter(&["no-such-command"]).status.code(), Some(1));
+    assert_eq!(
+        arbiter(&["clock", "adjust", "abc", "--color", "white", "--delta", "soon"]).status.code(),
+        Some(1)
+    );
+    assert_eq!(arbiter(&["result", "abc", "2-0"]).status.code(), Some(1));
+    let help = arbiter(&["--help"]);
+    assert_eq!(help.status.code(), Some(0));
+    let text = stdout(&help);
+    assert!(text.contains("Exit codes:") && text.contains("3  refused by the Laws"), "{text}");
+    for sub in [&["game", "create", "--help"][..], &["move", "--help"], &["clock", "adjust", "--help"]] {
+        let o = arbiter(sub);
+        assert_eq!(o.status.code(), Some(0));
+        assert!(stdout(&o).contains("Example"), "{sub:?}: {}", stdout(&o));
+    }
+}
+
+#[test]
+fn unreachable_server_is_exit_5() {
+    // A port nothing listens on: bind one, then free it.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://127.0.0.1:{port}");
+    let o = arbiter(&["--url", &url, "game", "show", "abc"]);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cannot connect"), "{}", stderr(&o));
+}
+
+#[test]
+fn completions_for_every_shell() {
+    for shell in ["bash", "zsh", "fish"] {
+        let o = arbiter(&["completions", shell]);
+        assert_eq!(o.status.code(), Some(0), "{shell}");
+        let text = stdout(&o);
+        assert!(text.contains("arbiter") && text.contains("offer-draw"), "{shell}: {text}");
+    }
+}

@@ -1,0 +1,600 @@
+//! `arbiter_client` and the `arbiter` binary against a real `arbiterd`
+//! (`arbiter_server::run`, what the binary runs) on 127.0.0.1 with a
+//! temporary SQLite file, on a thread and runtime of its own as it would be
+//! in its own process: a game to mate, a watch that survives a killed and a
+//! restarted server without gaps or repeats, errors, and the CLI.
+
+use std::net::SocketAddr;
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use arbiter_chess::Color;
+use arbiter_client::{Client, Code, RetryPolicy, TlsOptions, WatchItem, WatchOptions, pb};
+use arbiter_server::auth::Role;
+use arbiter_server::{Config, ServerError, TlsFiles};
+use tokio::sync::oneshot;
+use tokio_stream::StreamExt;
+
+const ARBITER_TOKEN: &str = "live-arbiter-token-0123456789";
+const SERVICE_TOKEN: &str = "live-service-token-0123456789";
+const VIEWER_TOKEN: &str = "live-viewer-token-01234567890";
+
+/// A running server.
+struct Server {
+    addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    kill: Option<oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<Result<(), ServerError>>>,
+}
+
+impl Server {
+    /// A server on `addr` (`127.0.0.1:0` for any port) and `database_url`.
+    async fn start(addr: SocketAddr, database_url: &str) -> Server {
+        Server::start_with(addr, database_url, None).await
+    }
+
+    /// A server that serves TLS with `tls` when given.
+    async fn start_with(addr: SocketAddr, database_url: &str, tls: Option<TlsFiles>) -> Server {
+        let https = tls.is_some();
+        // Rebinding the port of a server just stopped may need a moment.
+        let mut listener = None;
+        for _ in 0..100 {
+            match tokio::net::TcpListener::bind(addr).await {
+                Ok(l) => {
+                    listener = Some(l);
+                    break;
+                }
+                Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+            }
+        }
+        let listener = listener.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let mut config = Config::new(database_url.to_string());
+        config.tokens = vec![
+            (Role::Arbiter, ARBITER_TOKEN.to_string()),
+            (Role::Service, SERVICE_TOKEN.to_string()),
+            (Role::Viewer, VIEWER_TOKEN.to_string()),
+        ];
+        config.heartbeat = Duration::from_millis(200);
+        config.tls = tls;
+        let (stop, stopped) = oneshot::channel::<()>();
+        let (kill, killed) = oneshot::channel::<()>();
+        let listener = listener.into_std().expect("std listener");
+        let thread = std::thread::spawn(move || -> Result<(), ServerError> {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .expect("server runtime");
+            let result = runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
+                let served = arbiter_server::run(listener, config, async {
+                    let _ = stopped.await;
+                });
+                tokio::select! {
+                    r = served => r,
+                    _ = killed => Ok(()),
+                }
+            });
+            runtime.shutdown_background();
+            result
+        });
+        let server = Server { addr, stop: Some(stop), kill: Some(kill), thread: Some(thread) };
+        if !https {
+            server.wait_ready().await;
+        }
+        server
+    }
+
+    async fn wait_ready(&self) {
+        let client = Client::connect_lazy(self.url(), Some(ARBITER_TOKEN.into()), None).unwrap();
+        for _ in 0..200 {
+            let page = client.list_games(pb::ListGamesRequest { page_size: 1, ..Default::default() });
+            if page.retry(RetryPolicy::NONE).await.is_ok() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        panic!("the server did not become ready");
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Stops gracefully (watchers get UNAVAILABLE).
+    async fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let joined = tokio::task::spawn_blocking(move || thread.join());
+            let result =
+                tokio::time::timeout(Duration::from_secs(30), joined).await.expect("stopped in time");
+            result.expect("join").expect("server thread").expect("server stopped cleanly");
+        }
+    }
+
+    /// Drops the server's runtime mid-flight: connections are cut.
+    async fn kill(mut self) {
+        if let Some(kill) = self.kill.take() {
+            let _ = kill.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = tokio::task::spawn_blocking(move || thread.join()).await;
+        }
+    }
+}
+
+fn database(dir: &tempfile::TempDir) -> String {
+    format!("sqlite://{}", dir.path().join("arbiter.db").display())
+}
+
+fn any_port() -> SocketAddr {
+    "127.0.0.1:0".parse().unwrap()
+}
+
+fn online_game(id: &str) -> pb::CreateGameRequest {
+    pb::CreateGameRequest {
+        game_id: id.to_string(),
+        event: "Live Test".into(),
+        round: "1".into(),
+        white: Some(pb::Player { name: "White, Player".into(), ..Default::default() }),
+        black: Some(pb::Player { name: "Black, Player".into(), ..Default::default() }),
+        regulations: Some(pb::Regulations {
+            time_control: "90+30".into(),
+            mode: pb::Mode::Online as i32,
+            ..Default::default()
+        }),
+        start: true,
+        ..Default::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn game_to_mate_with_a_watch_across_a_kill_and_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = database(&dir);
+    let server = Server::start(any_port(), &db).await;
+    let addr = server.addr;
+    let arbiter = Client::connect(server.url(), Some(ARBITER_TOKEN.into()), None).await.unwrap();
+
+    let created = arbiter.create_game(online_game("live-mate")).await.unwrap();
+    let game = created.game.clone().unwrap();
+    assert_eq!(game.name, "games/live-mate");
+    assert_eq!(game.status, pb::GameStatus::InProgress as i32);
+    let white = arbiter.with_token(Some(&created.white_token)).unwrap();
+    let black = arbiter.with_token(Some(&created.black_token)).unwrap();
+
+    // The watch, collected on a task of its own until the game is over.
+    let options = WatchOptions {
+        reconnect: RetryPolicy {
+            attempts: 100,
+            initial_backoff: Duration::from_millis(50),
+            max_backoff: Duration::from_millis(300),
+        },
+        idle_timeout: Some(Duration::from_secs(5)),
+    };
+    let mut watch = arbiter.watch_with("live-mate", 0, options);
+    let (seen_tx, mut seen_rx) = tokio::sync::mpsc::unbounded_channel::<i64>();
+    let watcher = tokio::spawn(async move {
+        let mut items = Vec::new();
+        while let Some(item) = watch.next().await {
+            let item = item.expect("watch item");
+            if let WatchItem::Event(e) = &item {
+                let _ = seen_tx.send(e.seq);
+            }
+            items.push(item);
+        }
+        items
+    });
+    // Waits until the watcher has delivered the event `seq`.
+    let mut seen = 0;
+    let mut wait_seen = async |seq: i64| {
+        while seen < seq {
+            seen = tokio::time::timeout(Duration::from_secs(20), seen_rx.recv())
+                .await
+                .expect("the watch delivers")
+                .expect("watching");
+        }
+    };
+
+    // The same call sent twice is applied once (same request id).
+    let call = white.make_move("live-mate", None, "e4");
+    let first = call.send().await.unwrap();
+    let again = call.send().await.unwrap();
+    assert_eq!(first.event.seq, again.event.seq);
+    assert_eq!(first.event.request_id, call.id());
+    assert_eq!(again.game.moves_san, ["e4"]);
+    black.make_move("games/live-mate", None, "e5").await.unwrap();
+    wait_seen(first.event.seq + 1).await;
+
+    // Kill the server mid-watch; restart it on the same address and data.
+    server.kill().await;
+    let server = Server::start(addr, &db).await;
+    // The first call after the restart may meet the dead connection: the
+    // retry policy resends it.
+    let o = white.make_move("live-mate", Color::White, "Bc4").await.unwrap();
+    let o2 = black.make_move("live-mate", Color::Black, "Nc6").await.unwrap();
+    assert_eq!(o2.event.seq, o.event.seq + 1);
+    wait_seen(o2.event.seq).await;
+
+    // Now a graceful stop (watchers are told UNAVAILABLE) and a restart.
+    server.stop().await;
+    let server = Server::start(addr, &db).await;
+    white.make_move("live-mate", None, "Qh5").await.unwrap();
+    black.make_move("live-mate", None, "Nf6").await.unwrap();
+    let mate = white.make_move("live-mate", None, "Qxf7#").await.unwrap();
+    assert!(mate.finished());
+    let end = mate.game.end.clone().unwrap();
+    assert_eq!(end.result, "1-0");
+    assert_eq!(end.rule_id, "FIDE-5.1.1");
+
+    // The watch ends by itself once the game is over.
+    let items =
+        tokio::time::timeout(Duration::from_secs(30), watcher).await.expect("the watch ended").unwrap();
+    let seqs: Vec<i64> = items
+        .iter()
+        .filter_map(|i| match i {
+            WatchItem::Event(e) => Some(e.seq),
+            _ => None,
+        })
+        .collect();
+    let last_seq = mate.game.last_seq;
+    assert_eq!(seqs, (1..=last_seq).collect::<Vec<_>>(), "no gaps, no duplicates");
+    let reconnects = items.iter().filter(|i| matches!(i, WatchItem::Reconnecting { .. })).count();
+    assert!(reconnects >= 2, "two breaks, {reconnects} reconnections: {items:#?}");
+    let resumed = items.iter().filter(|i| matches!(i, WatchItem::Game { resumed: true, .. })).count();
+    assert!(resumed >= 2, "{resumed} resumed snapshots");
+    assert!(matches!(items.first(), Some(WatchItem::Game { resumed: false, .. })));
+
+    // The watched events are the recorded ones.
+    let events = arbiter.all_events("live-mate").await.unwrap();
+    assert_eq!(events.iter().map(|e| e.seq).collect::<Vec<_>>(), seqs);
+    for (watched, recorded) in items
+        .iter()
+        .filter_map(|i| match i {
+            WatchItem::Event(e) => Some(e),
+            _ => None,
+        })
+        .zip(&events)
+    {
+        assert_eq!(watched.act, recorded.act);
+        assert_eq!(watched.fen, recorded.fen);
+    }
+
+    // A watch of a finished game replays everything and ends.
+    let replay: Vec<_> = arbiter.watch("live-mate", 0).collect().await;
+    let replay_seqs: Vec<i64> = replay
+        .iter()
+        .filter_map(|i| match i {
+            Ok(WatchItem::Event(e)) => Some(e.seq),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(replay_seqs, seqs);
+    // ... and from the last seq, only the snapshot.
+    let tail: Vec<_> = arbiter.watch("live-mate", last_seq).collect().await;
+    assert_eq!(tail.len(), 1, "{tail:?}");
+
+    let pgn = arbiter.export_pgn("live-mate").await.unwrap();
+    assert!(pgn.contains("4. Qxf7#"), "{pgn}");
+    assert!(pgn.trim_end().ends_with("1-0"), "{pgn}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn errors_carry_code_reason_rule_and_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(any_port(), &database(&dir)).await;
+    let arbiter = Client::connect(server.url(), Some(ARBITER_TOKEN.into()), None).await.unwrap();
+    let created = arbiter.create_game(online_game("errs")).await.unwrap();
+    let white = arbiter.with_token(Some(&created.white_token)).unwrap();
+
+    // Refused by the Laws: Black acting while White is to move.
+    let black = arbiter.with_token(Some(&created.black_token)).unwrap();
+    let e = black.make_move("errs", None, "e4").await.unwrap_err();
+    assert_eq!((e.code(), e.reason()), (Code::FailedPrecondition, Some("NOT_YOUR_TURN")), "{e}");
+    assert_eq!(e.exit_code(), 3);
+    let rule = e.rule_id().expect("a rule id").to_string();
+    let text = e.to_string();
+    assert!(text.starts_with(&format!("FAILED_PRECONDITION NOT_YOUR_TURN ({rule}): ")), "{text}");
+    assert_eq!(text.matches(&rule).count(), 1, "the rule once: {text}");
+
+    // Over the board: an illegal move text is malformed input (a field
+    // violation of `move`); a touch binds, and another move is not made.
+    let mut otb = online_game("touchy");
+    otb.regulations.as_mut().unwrap().mode = pb::Mode::OverTheBoard as i32;
+    arbiter.create_game(otb).await.unwrap();
+    let e = arbiter.make_move("touchy", Color::White, "e5").await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e}");
+    assert!(e.field_violations().iter().any(|v| v.field == "move"), "{e:?}");
+    let touched = arbiter.touch_piece("touchy", Color::White, "g1", pb::TouchKind::Intent).await.unwrap();
+    assert_eq!(touched.event.act, "TOUCH");
+    assert_eq!(touched.ruling("OBLIGATION").map(|r| r.rule_id.as_str()), Some("FIDE-4.3a"));
+    let refused = arbiter.make_move("touchy", Color::White, "e4").await.unwrap();
+    assert!(refused.ruling("MOVE_MADE").is_none(), "{refused:?}");
+    assert!(refused.ruling("OBLIGATION").is_some(), "{refused:?}");
+
+    // Malformed input: a field violation.
+    let mut bad = online_game("bad-one");
+    bad.regulations.as_mut().unwrap().time_control.clear();
+    let e = arbiter.create_game(bad).await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e}");
+    assert!(e.field_violations().iter().any(|v| v.field.contains("time_control")), "{e:?}");
+
+    // Not found, and without a token.
+    let e = arbiter.get_game("no-such-game").await.unwrap_err();
+    assert_eq!((e.code(), e.reason()), (Code::NotFound, Some("NOT_FOUND")), "{e}");
+    assert_eq!(e.exit_code(), 2);
+    let anonymous = arbiter.with_token(None).unwrap();
+    let e = anonymous.get_game("errs").await.unwrap_err();
+    assert_eq!(e.code(), Code::Unauthenticated, "{e}");
+    assert_eq!(e.exit_code(), 4);
+
+    // A watch of a game that does not exist ends with the error.
+    let items: Vec<_> = arbiter.watch("no-such-game", 0).collect().await;
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0].as_ref().unwrap_err().code(), Code::NotFound);
+
+    // expected_seq: a stale version is refused with ABORTED.
+    let e = white.make_move("errs", None, "e4").expected_seq(999).await.unwrap_err();
+    assert_eq!(e.code(), Code::Aborted, "{e}");
+    assert_eq!(e.exit_code(), 5);
+    server.stop().await;
+
+    // Nobody listening: a connection error, transient, exit 5.
+    let e = Client::connect(format!("http://{}", server_addr_free()), None, None).await.unwrap_err();
+    assert_eq!(e.code(), Code::Unavailable, "{e}");
+    assert!(e.is_transient());
+}
+
+fn server_addr_free() -> SocketAddr {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap()
+}
+
+/// Runs the `arbiter` binary against `url` with `token`.
+fn cli(url: &str, token: &str, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(args)
+        .env("ARBITER_URL", url)
+        .env("ARBITER_TOKEN", token)
+        .output()
+        .expect("run arbiter")
+}
+
+#[track_caller]
+fn ok(o: &Output) -> String {
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "stdout: {}\nstderr: {}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cli_against_a_live_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(any_port(), &database(&dir)).await;
+    let url = server.url();
+    let run = |token: &'static str, args: &'static [&'static str]| {
+        let url = url.clone();
+        tokio::task::spawn_blocking(move || cli(&url, token, args))
+    };
+
+    // Create over the board, started, as JSON.
+    let o = run(
+        ARBITER_TOKEN,
+        &[
+            "--json",
+            "game",
+            "create",
+            "--white",
+            "Alpha",
+            "--black",
+            "Beta",
+            "--time-control",
+            "90+30",
+            "--event",
+            "CLI Open",
+            "--round",
+            "2",
+            "--id",
+            "cli-game",
+            "--start",
+        ],
+    )
+    .await
+    .unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&ok(&o)).expect("one JSON document");
+    assert_eq!(doc["name"], "games/cli-game");
+    assert_eq!(doc["game"]["status"], "IN_PROGRESS");
+    assert_eq!(doc["game"]["regulations"]["mode"], "OVER_THE_BOARD");
+    assert!(doc["white_token"].as_str().is_some_and(|t| !t.is_empty()));
+    assert!(doc["black_token"].as_str().is_some_and(|t| !t.is_empty()));
+
+    // A move, then the press that completes it.
+    let text = ok(&run(ARBITER_TOKEN, &["move", "cli-game", "e4", "--color", "white"]).await.unwrap());
+    assert!(text.contains("MAKE_MOVE"), "{text}");
+    assert!(text.contains("MOVE_MADE"), "{text}");
+    let text = ok(&run(ARBITER_TOKEN, &["press", "games/cli-game", "--color", "white"]).await.unwrap());
+    assert!(text.contains("MOVE_COMPLETED"), "{text}");
+    assert!(text.contains("Black to move"), "{text}");
+
+    // Touch move: Black touches the g8 knight and must move it.
+    let text = ok(&run(ARBITER_TOKEN, &["touch", "cli-game", "g8", "--color", "black"]).await.unwrap());
+    assert!(text.contains("TOUCH") && text.contains("OBLIGATION"), "{text}");
+    let text = ok(&run(ARBITER_TOKEN, &["game", "show", "cli-game"]).await.unwrap());
+    assert!(text.contains("Obligation: Black (FIDE-4.3a)"), "{text}");
+    let text = ok(&run(ARBITER_TOKEN, &["move", "cli-game", "Nf6", "--color", "black"]).await.unwrap());
+    assert!(text.contains("MOVE_MADE"), "{text}");
+    ok(&run(ARBITER_TOKEN, &["press", "cli-game", "--color", "black"]).await.unwrap());
+
+    // Refused by the Laws: exit 3, the reason on standard error.
+    let o = run(ARBITER_TOKEN, &["accept-draw", "cli-game", "--color", "black"]).await.unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", String::from_utf8_lossy(&o.stderr));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.starts_with("arbiter: FAILED_PRECONDITION NO_DRAW_OFFER"), "{stderr}");
+    let o = run(ARBITER_TOKEN, &["--json", "accept-draw", "cli-game", "--color", "black"]).await.unwrap();
+    assert_eq!(o.status.code(), Some(3));
+    let err: serde_json::Value = serde_json::from_slice(&o.stderr).expect("a JSON error");
+    assert_eq!(err["error"]["code"], "FAILED_PRECONDITION");
+    assert_eq!(err["error"]["reason"], "NO_DRAW_OFFER");
+    assert_eq!(err["error"]["exit_code"], 3);
+    // A move that is not legal: INVALID_ARGUMENT, exit 2.
+    let o = run(ARBITER_TOKEN, &["move", "cli-game", "Qxf7", "--color", "white"]).await.unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+
+    // Arbiter: clock adjust with a negative duration.
+    let text =
+        ok(&run(ARBITER_TOKEN, &["clock", "adjust", "cli-game", "--color", "black", "--delta", "-30s"])
+            .await
+            .unwrap());
+    assert!(text.contains("ADJUST_CLOCK") || text.contains("CLOCK"), "{text}");
+
+    // Show: diagram, whose move, clocks, rulings.
+    let text = ok(&run(VIEWER_TOKEN, &["game", "show", "cli-game", "--ascii"]).await.unwrap());
+    assert!(text.contains("games/cli-game  CLI Open, round 2: Alpha - Beta"), "{text}");
+    assert!(text.contains("4  . . . . P . . ."), "{text}");
+    assert!(text.contains("6  . . . . . n . ."), "{text}");
+    assert!(text.contains("Clocks:"), "{text}");
+    assert!(text.contains("Last rulings:"), "{text}");
+    assert!(text.contains("1. e4 Nf6"), "{text}");
+    assert!(text.contains("White to move"), "{text}");
+    let text = ok(&run(VIEWER_TOKEN, &["game", "show", "cli-game"]).await.unwrap());
+    assert!(text.contains("4  · · · · ♙ · · ·"), "{text}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&ok(&run(VIEWER_TOKEN, &["--json", "game", "show", "cli-game"]).await.unwrap()))
+            .unwrap();
+    assert_eq!(doc["game"]["moves_san"], serde_json::json!(["e4", "Nf6"]));
+    assert_eq!(doc["game"]["side_to_move"], "WHITE");
+    assert!(doc["recent_events"].as_array().is_some_and(|e| !e.is_empty()), "{doc}");
+
+    // List.
+    let doc: serde_json::Value =
+        serde_json::from_str(&ok(&run(VIEWER_TOKEN, &["--json", "game", "list", "--event", "CLI Open"])
+            .await
+            .unwrap()))
+        .unwrap();
+    assert_eq!(doc["games"][0]["name"], "games/cli-game");
+    let text = ok(&run(VIEWER_TOKEN, &["game", "list", "--status", "in-progress"]).await.unwrap());
+    assert!(text.contains("games/cli-game") && text.contains("in progress"), "{text}");
+
+    // The arbiter ends the game; the audit trail and the PGN.
+    let text = ok(&run(ARBITER_TOKEN, &["result", "cli-game", "1-0"]).await.unwrap());
+    assert!(text.contains("finished: 1-0"), "{text}");
+    let text = ok(&run(ARBITER_TOKEN, &["audit", "cli-game"]).await.unwrap());
+    for act in ["MAKE_MOVE", "PRESS_CLOCK", "ADJUST_CLOCK", "DECLARE_RESULT"] {
+        assert!(text.contains(act), "{act}: {text}");
+    }
+    assert!(text.contains("Z"), "record times: {text}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&ok(&run(ARBITER_TOKEN, &["--json", "audit", "cli-game"]).await.unwrap()))
+            .unwrap();
+    let events = doc["events"].as_array().unwrap();
+    let seqs: Vec<i64> = events.iter().map(|e| e["seq"].as_i64().unwrap()).collect();
+    assert_eq!(seqs, (1..=seqs.len() as i64).collect::<Vec<_>>());
+    let pgn = ok(&run(VIEWER_TOKEN, &["game", "pgn", "cli-game"]).await.unwrap());
+    assert!(pgn.contains("[White \"Alpha\"]"), "{pgn}");
+    assert!(pgn.contains("1. e4"), "{pgn}");
+
+    // Watch a finished game as JSON lines: every event, then exit 0.
+    let text = ok(&run(VIEWER_TOKEN, &["--json", "game", "watch", "cli-game"]).await.unwrap());
+    let lines: Vec<serde_json::Value> =
+        text.lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+    assert_eq!(lines[0]["type"], "game");
+    let watched: Vec<i64> =
+        lines.iter().filter(|l| l["type"] == "event").map(|l| l["event"]["seq"].as_i64().unwrap()).collect();
+    assert_eq!(watched, seqs);
+    // ... and as text (not a terminal: one line per event and ruling).
+    let text = ok(&run(VIEWER_TOKEN, &["game", "watch", "cli-game", "--ascii"]).await.unwrap());
+    assert!(text.contains("DECLARE_RESULT") && text.contains("Game over: finished: 1-0"), "{text}");
+
+    // Not found, unauthenticated.
+    let o = run(VIEWER_TOKEN, &["game", "show", "nope"]).await.unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let o = run("wrong-token-0123456789012345", &["game", "show", "cli-game"]).await.unwrap();
+    assert_eq!(o.status.code(), Some(4), "{}", String::from_utf8_lossy(&o.stderr));
+    server.stop().await;
+}
+
+fn openssl(dir: &std::path::Path, args: &[&str]) {
+    let out = Command::new("openssl").args(args).current_dir(dir).output().expect("the openssl CLI runs");
+    assert!(out.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// A test CA and a certificate it signed for `localhost` and `127.0.0.1`
+/// (as the e2e TLS test makes them). Returns (CA, certificate, key), PEM.
+fn certificates(dir: &std::path::Path) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
+    let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+    let mut ca = vec!["req", "-x509"];
+    ca.extend(ec);
+    ca.extend(["-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Arbiter Client Test CA"]);
+    ca.extend(["-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign"]);
+    openssl(dir, &ca);
+    let mut csr = vec!["req"];
+    csr.extend(ec);
+    csr.extend(["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost"]);
+    openssl(dir, &csr);
+    std::fs::write(
+        dir.join("server.ext"),
+        "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n\
+         extendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n",
+    )
+    .unwrap();
+    let sign = "x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2";
+    let mut args: Vec<&str> = sign.split(' ').collect();
+    args.extend(["-extfile", "server.ext"]);
+    openssl(dir, &args);
+    let read = |f: &str| std::fs::read(dir.join(f)).unwrap();
+    (read("ca.pem"), read("server.pem"), read("server.key"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tls_with_a_given_ca() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ca, cert_pem, key_pem) = certificates(dir.path());
+    let server = Server::start_with(any_port(), &database(&dir), Some(TlsFiles { cert_pem, key_pem })).await;
+    let url = format!("https://localhost:{}", server.addr.port());
+    let tls = TlsOptions { ca_pem: Some(ca.clone()), domain: None };
+    let mut client = None;
+    for _ in 0..200 {
+        match Client::connect(&url, Some(ARBITER_TOKEN.into()), Some(tls.clone())).await {
+            Ok(c) if c.list_games(Default::default()).retry(RetryPolicy::NONE).await.is_ok() => {
+                client = Some(c);
+                break;
+            }
+            _ => tokio::time::sleep(Duration::from_millis(25)).await,
+        }
+    }
+    let client = client.expect("a TLS client that trusts the CA");
+    client.create_game(online_game("tls-game")).await.unwrap();
+
+    // By address, with the name to check given.
+    let by_ip = format!("https://127.0.0.1:{}", server.addr.port());
+    let tls_named = TlsOptions { ca_pem: Some(ca), domain: Some("localhost".into()) };
+    let c = Client::connect(&by_ip, Some(VIEWER_TOKEN.into()), Some(tls_named)).await.unwrap();
+    assert_eq!(c.get_game("tls-game").await.unwrap().name, "games/tls-game");
+
+    // Without the CA (system roots only) the certificate is not trusted.
+    let untrusted = Client::connect_lazy(&url, Some(VIEWER_TOKEN.into()), None).unwrap();
+    let e = untrusted.get_game("tls-game").retry(RetryPolicy::NONE).await.unwrap_err();
+    assert_ne!(e.code(), Code::Ok);
+    // Plain text against TLS fails too.
+    let plain =
+        Client::connect_lazy(format!("http://{}", server.addr), Some(VIEWER_TOKEN.into()), None).unwrap();
+    assert!(plain.get_game("tls-game").retry(RetryPolicy::NONE).await.is_err());
+
+    // The CLI with --ca.
+    let ca_path = dir.path().join("ca.pem");
+    let text = ok(&tokio::task::spawn_blocking(move || {
+        cli(&url, VIEWER_TOKEN, &["--ca", ca_path.to_str().unwrap(), "game", "show", "tls-game", "--ascii"])
+    })
+    .await
+    .unwrap());
+    assert!(text.contains("games/tls-game"), "{text}");
+    server.stop().await;
+}

@@ -1,0 +1,940 @@
+//! The PostgreSQL backend, for several server replicas sharing one database.
+//!
+//! # Design
+//!
+//! Correctness comes from the database alone, never from this process: the
+//! compare-and-set `UPDATE games ... WHERE last_seq = expected` and the keys
+//! (`(game_id, seq)`, the partial unique index on `(game_id, request_id)`,
+//! the unique `games.request_id`) decide between writers, whichever replica
+//! they run in.
+//!
+//! An append is acknowledged once its transaction committed; with
+//! PostgreSQL's default `synchronous_commit = on` the commit has flushed the
+//! WAL, so it survives a crash of the server. Each commit therefore costs a
+//! WAL flush (an `fdatasync`, milliseconds on ordinary disks), and appends go
+//! through **group commit**, as in the SQLite backend:
+//!
+//! - writer tasks (see [`WRITERS`]) take everything queued, up to
+//!   [`MAX_BATCH`] appends, and send it as one call of the
+//!   `arbiter_append_batch` function (`migrations/postgres/0003_*.sql`):
+//!   one statement, hence one round trip and one implicit transaction whose
+//!   WAL flush all the appends share;
+//! - inside it, each append runs in its own subtransaction (a savepoint), so
+//!   a refused append (conflict, duplicate request id, unknown game) is
+//!   undone alone and reported as a row; anything else (disk full, read-only
+//!   server, shutdown, lost connection) fails the statement and thus the
+//!   whole batch, and every caller of the batch gets
+//!   [`StoreError::Unavailable`];
+//! - the appends of a batch are sorted by game id, so every batch of every
+//!   replica locks the rows of `games` in the same order: batches that touch
+//!   the same games wait for each other instead of deadlocking.
+//!
+//! The other writes (creations, tokens, meta, heartbeats) are rare and run
+//! as single statements on the pool, each its own transaction.
+//!
+//! # Notifications
+//!
+//! Every committed append notifies channel [`CHANNEL`] with
+//! `game_id:last_seq`, from inside its transaction, so PostgreSQL delivers
+//! it at commit to every listening session of the database. A background
+//! task holds a `LISTEN` connection and forwards what arrives to the
+//! store's subscribers (see [`EventStore::subscribe`]). Notifications sent
+//! while that connection is down are lost for good, so after reconnecting
+//! and listening again it sends `(RESYNC, 0)`, meaning "re-read what you
+//! care about". A connection that dies silently is noticed by a ping after
+//! [`LISTENER_IDLE_PING`] without notifications.
+//!
+//! The channel is shared by every schema of the database: two deployments
+//! in two schemas of one database see each other's notifications (which is
+//! harmless, if wasteful: they name games the other does not have).
+//!
+//! # Errors
+//!
+//! - `23505` (unique violation), by constraint: `games_pkey` is
+//!   [`StoreError::AlreadyExists`] (or a duplicate request if the request id
+//!   is taken too), `games_request_id_key` and `game_events_request`
+//!   [`StoreError::DuplicateRequest`], `game_events_pkey`
+//!   [`StoreError::Conflict`];
+//! - `23503` (foreign key violation) on an append is [`StoreError::NotFound`];
+//! - any other integrity violation (class `23`) is [`StoreError::Invalid`];
+//! - everything else is [`StoreError::Unavailable`]: connection refused or
+//!   lost, pool timeout, administrator shutdown (`57P01`), disk full
+//!   (`53100`), read-only transaction (`25006`, e.g. a standby after a
+//!   failover), too many connections, serialization failures...
+
+use std::str::FromStr;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use sqlx::postgres::{
+    PgConnectOptions, PgConnection, PgListener, PgNotification, PgPool, PgPoolOptions, PgRow,
+};
+use sqlx::{AssertSqlSafe, ConnectOptions, Connection, Row};
+use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use super::{
+    Append, EventRow, EventStore, GameFilter, GameRow, RESYNC, SUBSCRIPTION_CAPACITY, StoreError, TokenRow,
+    validate_append,
+};
+
+/// The most appends committed in one batch (one statement). Large enough to
+/// amortise a WAL flush over a thousand busy games, small enough that a
+/// batch stays a few milliseconds of work.
+pub const MAX_BATCH: usize = 512;
+
+/// Writer tasks, each with a connection of its own. With two, one batch is
+/// being executed while the previous one waits for its WAL flush, and
+/// PostgreSQL flushes the commits of both together when they overlap.
+pub const WRITERS: usize = 2;
+
+/// Appends waiting for a writer before callers are made to wait: the
+/// back-pressure that keeps a stalled database from turning into unbounded
+/// memory.
+const QUEUE_CAPACITY: usize = 4 * MAX_BATCH;
+
+/// Connections for reads and for the single-statement writes. Reads are
+/// short index lookups and the writers have connections of their own.
+const POOL_CONNECTIONS: u32 = 8;
+
+/// How long a read waits for a pool connection (including connecting)
+/// before reporting the database unavailable.
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long opening a dedicated connection (migrations, writers) may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a writer waits for a batch's answer. A connection that died
+/// without a word (a network partition) would otherwise stall every append
+/// behind it; past this, the batch is reported unavailable (its outcome is
+/// in doubt: a retry with the same request ids finds out) and the
+/// connection is replaced.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The notification channel of committed appends (payload
+/// `game_id:last_seq`), shared by every process using the database.
+pub const CHANNEL: &str = "arbiter_events";
+
+/// How long the listener goes without notifications before pinging its
+/// connection, to notice one that died silently (and resubscribe).
+const LISTENER_IDLE_PING: Duration = Duration::from_secs(30);
+
+/// How long that ping may take before the connection is presumed dead.
+const LISTENER_PING_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The first and the longest pause between attempts to reconnect the
+/// listener.
+const RECONNECT_DELAYS: (Duration, Duration) = (Duration::from_millis(100), Duration::from_secs(5));
+
+/// Embedded migrations: `migrations/postgres/*.sql`, applied in order on
+/// open. sqlx serialises concurrent runs with an advisory lock, so replicas
+/// starting together do not race.
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("migrations/postgres");
+
+/// PostgreSQL error codes (SQLSTATE) that the store tells apart.
+mod code {
+    /// `unique_violation`.
+    pub const UNIQUE: &str = "23505";
+    /// Class 23, integrity constraint violations.
+    pub const INTEGRITY_CLASS: &str = "23";
+    /// Classes whose errors mean the connection itself is gone or going:
+    /// connection exceptions (08) and operator intervention (57: shutdown,
+    /// terminated backend).
+    pub const CONNECTION_CLASSES: [&str; 2] = ["08", "57"];
+}
+
+/// Constraint names of `migrations/postgres`, as reported in errors.
+mod constraint {
+    pub const GAMES_PKEY: &str = "games_pkey";
+    pub const GAMES_REQUEST: &str = "games_request_id_key";
+    pub const TOKENS_PKEY: &str = "tokens_pkey";
+}
+
+/// The columns of a [`GameRow`], in the order [`game_from_row`] reads them.
+macro_rules! game_columns {
+    () => {
+        "id, request_id, created_wall_ms, event_name, round, white, black, spec_json, status, result, \
+         last_seq, updated_wall_ms"
+    };
+}
+
+/// The columns of an [`EventRow`], in the order [`event_from_row`] reads them.
+macro_rules! event_columns {
+    () => {
+        "game_id, seq, request_id, actor, at_ms, wall_ms, event_json, rulings_json"
+    };
+}
+
+/// The PostgreSQL store. Cloning is cheap and every clone shares the same
+/// writers, pool and listener.
+#[derive(Clone, Debug)]
+pub struct PostgresStore {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    /// The writers' queue. The writers stop once every sender is gone or
+    /// after a [`Message::Close`].
+    writer: mpsc::Sender<Message>,
+    pool: PgPool,
+    /// Where the listener forwards notifications; subscribers get receivers
+    /// from it.
+    appended: broadcast::Sender<(String, i64)>,
+    /// Stops the listener (on close, or once the last handle is dropped).
+    stop: CancellationToken,
+    /// The writer tasks and the listener task, awaited by `close`.
+    tasks: Mutex<Tasks>,
+    direct: bool,
+}
+
+#[derive(Debug, Default)]
+struct Tasks {
+    writers: Vec<JoinHandle<()>>,
+    listener: Option<JoinHandle<()>>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // The writers stop by themselves when their queue's sender goes; the
+        // listener has nothing to wait for, so it is told.
+        self.stop.cancel();
+    }
+}
+
+impl PostgresStore {
+    /// Connects to the database at `url` (`postgres://user:password@host/db`,
+    /// or `postgresql://...`; `?options=-c search_path=...` selects a
+    /// schema), applies the migrations and starts listening for
+    /// notifications.
+    ///
+    /// # Errors
+    /// [`StoreError::Invalid`] for a malformed URL,
+    /// [`StoreError::Unavailable`] if the database cannot be reached or
+    /// migrated.
+    pub async fn open(url: &str) -> Result<PostgresStore, StoreError> {
+        // sqlx's parse errors describe the fault, never echo the URL (which
+        // may hold a password).
+        let options = PgConnectOptions::from_str(url)
+            .map_err(|e| StoreError::Invalid(format!("malformed PostgreSQL URL: {e}")))?;
+        Self::open_with(options).await
+    }
+
+    /// Opens the database described by `options`.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] if the database cannot be reached or
+    /// migrated.
+    pub async fn open_with(options: PgConnectOptions) -> Result<PostgresStore, StoreError> {
+        let mut conn = connect(&options).await.map_err(unavailable)?;
+        MIGRATOR
+            .run(&mut conn)
+            .await
+            .map_err(|e| StoreError::Unavailable(format!("migrating the PostgreSQL database: {e}")))?;
+
+        let direct = std::env::var("ARBITER_PG_APPEND_MODE").is_ok_and(|m| m == "pool");
+        let pool_size =
+            std::env::var("ARBITER_PG_POOL").ok().and_then(|v| v.parse().ok()).unwrap_or(POOL_CONNECTIONS);
+        let writers_n =
+            std::env::var("ARBITER_PG_WRITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(WRITERS);
+        let pool = PgPoolOptions::new()
+            .max_connections(pool_size)
+            .acquire_timeout(ACQUIRE_TIMEOUT)
+            .connect_lazy_with(options.clone());
+
+        // The listener listens before `open` returns, so a subscriber sees
+        // every append committed after the store was opened.
+        let listener_pool = PgPoolOptions::new()
+            .max_connections(1)
+            .acquire_timeout(ACQUIRE_TIMEOUT)
+            .idle_timeout(None)
+            .max_lifetime(None)
+            .connect_lazy_with(options.clone());
+        let listener = listen(&listener_pool).await.map_err(unavailable)?;
+        let (appended, _) = broadcast::channel(SUBSCRIPTION_CAPACITY);
+        let stop = CancellationToken::new();
+        let listener =
+            tokio::spawn(run_listener(listener_pool, listener, appended.clone(), stop.child_token()));
+
+        let (sender, receiver) = mpsc::channel(QUEUE_CAPACITY);
+        let queue = Arc::new(tokio::sync::Mutex::new(receiver));
+        // The migration connection becomes the first writer's; the others
+        // connect when their first batch comes.
+        let mut first = Some(conn);
+        let writers = (0..writers_n)
+            .map(|_| {
+                let writer = Writer { conn: first.take(), options: options.clone(), queue: queue.clone() };
+                tokio::spawn(writer.run())
+            })
+            .collect();
+
+        let tasks = Mutex::new(Tasks { writers, listener: Some(listener) });
+        Ok(PostgresStore { inner: Arc::new(Inner { writer: sender, pool, appended, stop, tasks, direct }) })
+    }
+}
+
+/// Opens a dedicated connection, giving up after [`CONNECT_TIMEOUT`].
+async fn connect(options: &PgConnectOptions) -> Result<PgConnection, sqlx::Error> {
+    tokio::time::timeout(CONNECT_TIMEOUT, options.connect()).await.unwrap_or_else(|_| {
+        Err(sqlx::Error::Io(std::io::Error::new(
+            std::io::ErrorKind::TimedOut,
+            format!("no connection to PostgreSQL within {CONNECT_TIMEOUT:?}"),
+        )))
+    })
+}
+
+fn writer_stopped() -> StoreError {
+    StoreError::Unavailable("the PostgreSQL writers have stopped".to_owned())
+}
+
+impl EventStore for PostgresStore {
+    async fn create_game(&self, game: &GameRow) -> Result<(), StoreError> {
+        if game.last_seq != 0 {
+            return Err(StoreError::Invalid(format!(
+                "a new game starts with last_seq 0, not {}",
+                game.last_seq
+            )));
+        }
+        let inserted = sqlx::query(concat!(
+            "INSERT INTO games (",
+            game_columns!(),
+            ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+        ))
+        .bind(game.id.as_str())
+        .bind(game.request_id.as_deref())
+        .bind(game.created_wall_ms)
+        .bind(game.event_name.as_str())
+        .bind(game.round.as_str())
+        .bind(game.white.as_str())
+        .bind(game.black.as_str())
+        .bind(game.spec_json.as_str())
+        .bind(game.status.as_str())
+        .bind(game.result.as_deref())
+        .bind(game.last_seq)
+        .bind(game.updated_wall_ms)
+        .execute(&self.inner.pool)
+        .await;
+        let Err(e) = inserted else { return Ok(()) };
+        match unique_violation(&e) {
+            Some(constraint::GAMES_REQUEST) => {
+                Err(StoreError::DuplicateRequest { request_id: game.request_id.clone().unwrap_or_default() })
+            }
+            // The id is taken. If the request id is too, this is most likely
+            // a retried creation, and the duplicate request is the useful
+            // answer.
+            Some(constraint::GAMES_PKEY) => {
+                if let Some(request_id) = &game.request_id {
+                    let used = sqlx::query("SELECT 1 FROM games WHERE request_id = $1")
+                        .bind(request_id.as_str())
+                        .fetch_optional(&self.inner.pool)
+                        .await
+                        .map_err(classify)?;
+                    if used.is_some() {
+                        return Err(StoreError::DuplicateRequest { request_id: request_id.clone() });
+                    }
+                }
+                Err(StoreError::AlreadyExists(game.id.clone()))
+            }
+            _ => Err(classify(e)),
+        }
+    }
+
+    async fn game(&self, id: &str) -> Result<Option<GameRow>, StoreError> {
+        let row = sqlx::query(concat!("SELECT ", game_columns!(), " FROM games WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(&self.inner.pool)
+            .await
+            .map_err(classify)?;
+        row.as_ref().map(game_from_row).transpose().map_err(unavailable)
+    }
+
+    async fn game_by_request(&self, request_id: &str) -> Result<Option<GameRow>, StoreError> {
+        let row = sqlx::query(concat!("SELECT ", game_columns!(), " FROM games WHERE request_id = $1"))
+            .bind(request_id)
+            .fetch_optional(&self.inner.pool)
+            .await
+            .map_err(classify)?;
+        row.as_ref().map(game_from_row).transpose().map_err(unavailable)
+    }
+
+    async fn list_games(&self, filter: &GameFilter) -> Result<Vec<GameRow>, StoreError> {
+        // The statement is assembled from fixed fragments only (every value
+        // is a bound parameter), one variant per combination of filters, so
+        // that each variant gets a plan using the matching index; a single
+        // statement with `$1 IS NULL OR ...` terms would get a generic plan.
+        let mut sql = String::from(concat!("SELECT ", game_columns!(), " FROM games WHERE TRUE"));
+        let mut values = Vec::new();
+        for (column, value) in
+            [("event_name", &filter.event_name), ("round", &filter.round), ("status", &filter.status)]
+        {
+            if let Some(value) = value {
+                values.push(value.as_str());
+                sql.push_str(&format!(" AND {column} = ${}", values.len()));
+            }
+        }
+        if let Some(after_id) = &filter.after_id {
+            values.push(after_id.as_str());
+            sql.push_str(&format!(" AND id > ${}", values.len()));
+        }
+        sql.push_str(&format!(" ORDER BY id LIMIT ${}", values.len() + 1));
+
+        let mut query = sqlx::query(AssertSqlSafe(sql));
+        for value in values {
+            query = query.bind(value);
+        }
+        let rows = query
+            .bind(i64::from(filter.limit.clamp(1, 1000)))
+            .fetch_all(&self.inner.pool)
+            .await
+            .map_err(classify)?;
+        rows.iter().map(game_from_row).collect::<Result<_, _>>().map_err(unavailable)
+    }
+
+    async fn unfinished_games(&self) -> Result<Vec<String>, StoreError> {
+        sqlx::query_scalar("SELECT id FROM games WHERE status IN ('PENDING', 'IN_PROGRESS') ORDER BY id")
+            .fetch_all(&self.inner.pool)
+            .await
+            .map_err(classify)
+    }
+
+    async fn events(&self, game_id: &str, after_seq: i64, limit: u32) -> Result<Vec<EventRow>, StoreError> {
+        let rows = sqlx::query(concat!(
+            "SELECT ",
+            event_columns!(),
+            " FROM game_events WHERE game_id = $1 AND seq > $2 ORDER BY seq LIMIT $3"
+        ))
+        .bind(game_id)
+        .bind(after_seq)
+        .bind(i64::from(limit))
+        .fetch_all(&self.inner.pool)
+        .await
+        .map_err(classify)?;
+        rows.iter().map(event_from_row).collect::<Result<_, _>>().map_err(unavailable)
+    }
+
+    async fn event_by_request(
+        &self,
+        game_id: &str,
+        request_id: &str,
+    ) -> Result<Option<EventRow>, StoreError> {
+        let row = sqlx::query(concat!(
+            "SELECT ",
+            event_columns!(),
+            " FROM game_events WHERE game_id = $1 AND request_id = $2"
+        ))
+        .bind(game_id)
+        .bind(request_id)
+        .fetch_optional(&self.inner.pool)
+        .await
+        .map_err(classify)?;
+        row.as_ref().map(event_from_row).transpose().map_err(unavailable)
+    }
+
+    async fn append(&self, append: Append) -> Result<(), StoreError> {
+        // Contract violations are caught here, before queueing, so they never
+        // occupy a slot in a batch.
+        validate_append(&append)?;
+        if i32::try_from(append.events.len()).is_err() {
+            return Err(StoreError::Invalid(format!("{} events in one append", append.events.len())));
+        }
+        if self.inner.direct {
+            let mut conn = self.inner.pool.acquire().await.map_err(classify)?;
+            let mut outcomes = append_batch(&mut conn, &[&append]).await.map_err(classify)?;
+            return outcomes.pop().unwrap_or_else(|| Err(StoreError::Unavailable("none".to_owned())));
+        }
+        let (reply, answer) = oneshot::channel();
+        self.inner.writer.send(Message::Job(Job { append, reply })).await.map_err(|_| writer_stopped())?;
+        answer.await.map_err(|_| writer_stopped())?
+    }
+
+    async fn insert_token(&self, token: &TokenRow) -> Result<(), StoreError> {
+        let inserted = sqlx::query(
+            "INSERT INTO tokens (id, secret_sha256, role, label, created_wall_ms) VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(token.id.as_str())
+        .bind(token.secret_sha256.as_str())
+        .bind(token.role.as_str())
+        .bind(token.label.as_str())
+        .bind(token.created_wall_ms)
+        .execute(&self.inner.pool)
+        .await;
+        match inserted {
+            Ok(_) => Ok(()),
+            // `AlreadyExists` names games; a reused token id is the caller's
+            // mistake (ids are random), so it is reported as invalid.
+            Err(e) if unique_violation(&e) == Some(constraint::TOKENS_PKEY) => {
+                Err(StoreError::Invalid(format!("token id {} is already taken", token.id)))
+            }
+            Err(e) => Err(classify(e)),
+        }
+    }
+
+    async fn token(&self, id: &str) -> Result<Option<TokenRow>, StoreError> {
+        let row =
+            sqlx::query("SELECT id, secret_sha256, role, label, created_wall_ms FROM tokens WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&self.inner.pool)
+                .await
+                .map_err(classify)?;
+        row.as_ref().map(token_from_row).transpose().map_err(unavailable)
+    }
+
+    async fn token_count(&self) -> Result<u64, StoreError> {
+        let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM tokens")
+            .fetch_one(&self.inner.pool)
+            .await
+            .map_err(classify)?;
+        u64::try_from(count).map_err(|e| StoreError::Unavailable(format!("token count {count}: {e}")))
+    }
+
+    async fn meta_get_or_insert(&self, key: &str, default: &str) -> Result<String, StoreError> {
+        // Two statements, each its own transaction: `ON CONFLICT DO NOTHING`
+        // waits for a concurrent insert of the same key to commit or roll
+        // back, and the `SELECT` that follows (a new snapshot) then sees
+        // whichever value was committed first, the same for every caller in
+        // every process.
+        sqlx::query("INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING")
+            .bind(key)
+            .bind(default)
+            .execute(&self.inner.pool)
+            .await
+            .map_err(classify)?;
+        sqlx::query_scalar("SELECT value FROM meta WHERE key = $1")
+            .bind(key)
+            .fetch_one(&self.inner.pool)
+            .await
+            .map_err(classify)
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        // A store whose writers are gone can still read but cannot serve, so
+        // it is not ready.
+        if self.inner.writer.is_closed() {
+            return Err(writer_stopped());
+        }
+        sqlx::query("SELECT 1").execute(&self.inner.pool).await.map_err(classify)?;
+        Ok(())
+    }
+
+    async fn close(&self) {
+        let tasks = std::mem::take(&mut *self.inner.tasks.lock().unwrap_or_else(PoisonError::into_inner));
+        // The writers handle the close request after everything queued before
+        // it, so waiting for them flushes the queue. If they are already gone
+        // there is nothing left to flush.
+        if self.inner.writer.send(Message::Close).await.is_ok() {
+            for writer in tasks.writers {
+                if let Err(e) = writer.await {
+                    tracing::warn!(error = %e, "a PostgreSQL writer failed");
+                }
+            }
+        }
+        self.inner.stop.cancel();
+        if let Some(listener) = tasks.listener
+            && let Err(e) = listener.await
+        {
+            tracing::warn!(error = %e, "the PostgreSQL listener failed");
+        }
+        self.inner.pool.close().await;
+    }
+
+    fn subscribe(&self) -> broadcast::Receiver<(String, i64)> {
+        self.inner.appended.subscribe()
+    }
+
+    async fn heartbeat(&self, replica_id: &str, now_wall_ms: i64) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO replicas (id, seen_wall_ms) VALUES ($1, $2) \
+             ON CONFLICT (id) DO UPDATE SET seen_wall_ms = EXCLUDED.seen_wall_ms",
+        )
+        .bind(replica_id)
+        .bind(now_wall_ms)
+        .execute(&self.inner.pool)
+        .await
+        .map_err(classify)?;
+        Ok(())
+    }
+
+    async fn live_replicas(&self, now_wall_ms: i64, max_age_ms: i64) -> Result<Vec<String>, StoreError> {
+        sqlx::query_scalar("SELECT id FROM replicas WHERE seen_wall_ms >= $1 ORDER BY id")
+            .bind(now_wall_ms.saturating_sub(max_age_ms))
+            .fetch_all(&self.inner.pool)
+            .await
+            .map_err(classify)
+    }
+}
+
+/// A message to the writers.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "nearly every message is a job; boxing it would only add an allocation per append"
+)]
+enum Message {
+    Job(Job),
+    /// Serve what is queued, then stop.
+    Close,
+}
+
+/// One append and where its outcome goes.
+struct Job {
+    append: Append,
+    reply: oneshot::Sender<Result<(), StoreError>>,
+}
+
+/// A writer task: takes batches from the shared queue and commits them on a
+/// connection of its own.
+struct Writer {
+    /// `None` until the first batch, and after a failure that may have left
+    /// the connection broken; the next batch opens a new one.
+    conn: Option<PgConnection>,
+    options: PgConnectOptions,
+    /// Shared by the writers; the one holding the lock waits for the next
+    /// batch while the others work.
+    queue: Arc<tokio::sync::Mutex<mpsc::Receiver<Message>>>,
+}
+
+impl Writer {
+    async fn run(mut self) {
+        let mut messages = Vec::with_capacity(MAX_BATCH);
+        loop {
+            {
+                let mut queue = self.queue.lock().await;
+                // `recv_many` returns 0 only once the queue is closed (every
+                // sender dropped, or a close request) and drained.
+                if queue.recv_many(&mut messages, MAX_BATCH).await == 0 {
+                    break;
+                }
+                if messages.iter().any(|message| matches!(message, Message::Close)) {
+                    // New appends are refused from now on; those already
+                    // queued are still served.
+                    queue.close();
+                }
+            }
+            let jobs: Vec<Job> = messages
+                .drain(..)
+                .filter_map(|message| match message {
+                    Message::Job(job) => Some(job),
+                    Message::Close => None,
+                })
+                .collect();
+            if !jobs.is_empty() {
+                self.run_batch(jobs).await;
+            }
+        }
+        if let Some(conn) = self.conn.take()
+            && let Err(e) = conn.close().await
+        {
+            tracing::warn!(error = %e, "closing a PostgreSQL write connection");
+        }
+    }
+
+    /// Commits the jobs in one statement and answers them once it is
+    /// settled.
+    async fn run_batch(&mut self, jobs: Vec<Job>) {
+        let appends: Vec<&Append> = jobs.iter().map(|job| &job.append).collect();
+        let started = std::time::Instant::now();
+        let reason = match tokio::time::timeout(WRITE_TIMEOUT, self.try_batch(&appends)).await {
+            Ok(Ok(outcomes)) => {
+                tracing::trace!(jobs = jobs.len(), us = started.elapsed().as_micros(), "committed a batch");
+                for (job, outcome) in jobs.into_iter().zip(outcomes) {
+                    // A caller that stopped waiting (its request was
+                    // cancelled) just misses the answer; the write stands.
+                    let _ = job.reply.send(outcome);
+                }
+                return;
+            }
+            Ok(Err(e)) => {
+                if !leaves_connection_usable(&e) {
+                    self.conn = None;
+                }
+                describe(&e)
+            }
+            Err(_) => {
+                // An answer may still be on its way: the connection is out of
+                // step with us and cannot be reused.
+                self.conn = None;
+                format!("no answer from PostgreSQL within {WRITE_TIMEOUT:?}")
+            }
+        };
+        tracing::error!(jobs = jobs.len(), %reason, "PostgreSQL write batch failed");
+        for job in jobs {
+            let _ = job.reply.send(Err(StoreError::Unavailable(reason.clone())));
+        }
+    }
+
+    /// Runs the batch. `Ok` holds one outcome per append and means the
+    /// statement's transaction committed; `Err` means none of the batch may
+    /// be assumed written.
+    async fn try_batch(&mut self, appends: &[&Append]) -> Result<Vec<Result<(), StoreError>>, sqlx::Error> {
+        let conn = match &mut self.conn {
+            Some(conn) => conn,
+            None => {
+                let conn = connect(&self.options).await?;
+                tracing::info!("opened a PostgreSQL write connection");
+                self.conn.insert(conn)
+            }
+        };
+        append_batch(conn, appends).await
+    }
+}
+
+/// Whether a connection that returned this error can take the next batch:
+/// yes after a plain database error (the failed statement's transaction is
+/// rolled back and the session is idle), no after a lost connection or a
+/// shutdown.
+fn leaves_connection_usable(e: &sqlx::Error) -> bool {
+    match e.as_database_error().and_then(|db| db.code()) {
+        Some(code) => !code::CONNECTION_CLASSES.iter().any(|class| code.starts_with(class)),
+        None => false,
+    }
+}
+
+/// Runs appends as one call of `arbiter_append_batch` (see the module
+/// documentation): one statement in its own implicit transaction. sqlx reads
+/// a statement's answer up to the server's `ReadyForQuery`, which comes
+/// after the commit, so an `Ok` here means committed (and a commit that
+/// fails is an `Err`).
+async fn append_batch(
+    conn: &mut PgConnection,
+    appends: &[&Append],
+) -> Result<Vec<Result<(), StoreError>>, sqlx::Error> {
+    // Every batch takes its games' row locks in id order (stable, so that two
+    // appends to one game keep their order): see the module documentation.
+    let mut order: Vec<usize> = (0..appends.len()).collect();
+    order.sort_by(|&a, &b| appends[a].game_id.cmp(&appends[b].game_id));
+
+    let events = appends.iter().map(|append| append.events.len()).sum();
+    let mut game_ids = Vec::with_capacity(appends.len());
+    let mut expected = Vec::with_capacity(appends.len());
+    let mut statuses = Vec::with_capacity(appends.len());
+    let mut results = Vec::with_capacity(appends.len());
+    let mut counts = Vec::with_capacity(appends.len());
+    let mut seqs = Vec::with_capacity(events);
+    let mut request_ids = Vec::with_capacity(events);
+    let mut actors = Vec::with_capacity(events);
+    let mut at_ms = Vec::with_capacity(events);
+    let mut wall_ms = Vec::with_capacity(events);
+    let mut event_jsons = Vec::with_capacity(events);
+    let mut rulings_jsons = Vec::with_capacity(events);
+    for append in order.iter().map(|&i| appends[i]) {
+        game_ids.push(append.game_id.as_str());
+        expected.push(append.expected_last_seq);
+        statuses.push(append.status.as_str());
+        results.push(append.result.as_deref());
+        // Checked by `append` before queueing.
+        counts.push(i32::try_from(append.events.len()).unwrap_or(i32::MAX));
+        for event in &append.events {
+            seqs.push(event.seq);
+            request_ids.push(event.request_id.as_deref());
+            actors.push(event.actor.as_str());
+            at_ms.push(event.at_ms);
+            wall_ms.push(event.wall_ms);
+            event_jsons.push(event.event_json.as_str());
+            rulings_jsons.push(event.rulings_json.as_str());
+        }
+    }
+    let rows = sqlx::query(
+        "SELECT o_index, o_outcome, o_detail \
+         FROM arbiter_append_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+    )
+    .bind(game_ids)
+    .bind(expected)
+    .bind(statuses)
+    .bind(results)
+    .bind(counts)
+    .bind(seqs)
+    .bind(request_ids)
+    .bind(actors)
+    .bind(at_ms)
+    .bind(wall_ms)
+    .bind(event_jsons)
+    .bind(rulings_jsons)
+    .fetch_all(&mut *conn)
+    .await?;
+
+    let mut outcomes: Vec<Option<Result<(), StoreError>>> = appends.iter().map(|_| None).collect();
+    for row in &rows {
+        let index: i32 = row.try_get(0)?;
+        let outcome: &str = row.try_get(1)?;
+        let detail: Option<String> = row.try_get(2)?;
+        let Some(&position) = usize::try_from(index).ok().and_then(|i| order.get(i.wrapping_sub(1))) else {
+            continue;
+        };
+        let append = appends[position];
+        outcomes[position] = Some(match outcome {
+            "ok" => Ok(()),
+            "conflict" => Err(StoreError::Conflict {
+                game_id: append.game_id.clone(),
+                expected: append.expected_last_seq,
+            }),
+            "duplicate" => Err(StoreError::DuplicateRequest { request_id: detail.unwrap_or_default() }),
+            "not_found" => Err(StoreError::NotFound(append.game_id.clone())),
+            "invalid" => Err(StoreError::Invalid(detail.unwrap_or_default())),
+            other => Err(StoreError::Unavailable(format!("unexpected append outcome {other:?}"))),
+        });
+    }
+    // The transaction is committed at this point: an append without an
+    // outcome (which the function never does) is reported as in doubt rather
+    // than failing the others.
+    Ok(outcomes
+        .into_iter()
+        .map(|outcome| {
+            outcome.unwrap_or_else(|| Err(StoreError::Unavailable("no outcome for an append".to_owned())))
+        })
+        .collect())
+}
+
+/// A fresh listener on [`CHANNEL`], on a connection of `pool` (a pool of one,
+/// which reconnects).
+async fn listen(pool: &PgPool) -> Result<PgListener, sqlx::Error> {
+    let mut listener = PgListener::connect_with(pool).await?;
+    // A lost connection makes `try_recv` return `None` instead of quietly
+    // reconnecting, so that the loss is never missed (see `run_listener`).
+    listener.eager_reconnect(false);
+    listener.listen(CHANNEL).await?;
+    Ok(listener)
+}
+
+/// Forwards notifications to the subscribers until `stop`; after a lost
+/// connection, listens again (retrying with a growing pause) and sends
+/// `(RESYNC, 0)` once it does, since whatever was notified in between is
+/// lost.
+async fn run_listener(
+    pool: PgPool,
+    mut listener: PgListener,
+    appended: broadcast::Sender<(String, i64)>,
+    stop: CancellationToken,
+) {
+    'connected: loop {
+        let lost = loop {
+            // Receiving is cancel-safe (sqlx keeps a partly read message in
+            // its buffer), so the ping timer and `stop` may interrupt it.
+            let received = tokio::select! {
+                () = stop.cancelled() => break 'connected,
+                received = tokio::time::timeout(LISTENER_IDLE_PING, listener.try_recv()) => received,
+            };
+            match received {
+                Ok(Ok(Some(notification))) => forward(&appended, &notification),
+                Ok(Ok(None)) => break "the connection was closed".to_owned(),
+                Ok(Err(e)) => break describe(&e),
+                Err(_idle) => {
+                    let ping = sqlx::query("SELECT 1").execute(&mut listener);
+                    match tokio::time::timeout(LISTENER_PING_TIMEOUT, ping).await {
+                        Ok(Ok(_)) => {}
+                        Ok(Err(e)) => break describe(&e),
+                        Err(_) => break "no answer to a ping".to_owned(),
+                    }
+                }
+            }
+        };
+        tracing::warn!(reason = %lost, "lost the PostgreSQL notification connection; reconnecting");
+        drop(listener);
+
+        let mut delay = RECONNECT_DELAYS.0;
+        listener = loop {
+            let attempt = tokio::select! {
+                () = stop.cancelled() => break 'connected,
+                attempt = listen(&pool) => attempt,
+            };
+            match attempt {
+                Ok(listener) => break listener,
+                Err(e) => {
+                    tracing::warn!(error = %describe(&e), ?delay, "cannot listen for PostgreSQL notifications");
+                }
+            }
+            tokio::select! {
+                () = stop.cancelled() => break 'connected,
+                () = tokio::time::sleep(delay) => {}
+            }
+            delay = (delay * 2).min(RECONNECT_DELAYS.1);
+        };
+        tracing::info!("listening for PostgreSQL notifications again");
+        // Sending fails only when nobody subscribes, and then nobody missed
+        // anything either.
+        let _ = appended.send((RESYNC.to_owned(), 0));
+    }
+    pool.close().await;
+}
+
+/// Parses a `game_id:last_seq` payload (the game id may itself hold colons)
+/// and hands it to the subscribers.
+fn forward(appended: &broadcast::Sender<(String, i64)>, notification: &PgNotification) {
+    let payload = notification.payload();
+    match payload.rsplit_once(':').and_then(|(game, seq)| Some((game, seq.parse::<i64>().ok()?))) {
+        Some((game, seq)) => {
+            let _ = appended.send((game.to_owned(), seq));
+        }
+        None => tracing::warn!(payload, "ignoring a malformed notification on {CHANNEL}"),
+    }
+}
+
+/// The violated constraint of a unique violation.
+fn unique_violation(e: &sqlx::Error) -> Option<&str> {
+    let db = e.as_database_error()?;
+    if db.code().as_deref() == Some(code::UNIQUE) { db.constraint() } else { None }
+}
+
+/// Maps an error that no caller-specific rule explained. Integrity
+/// violations are the caller's data breaking the schema; anything else is
+/// the database failing or unreachable.
+fn classify(e: sqlx::Error) -> StoreError {
+    match e.as_database_error().and_then(|db| db.code()) {
+        Some(code) if code.starts_with(code::INTEGRITY_CLASS) => StoreError::Invalid(describe(&e)),
+        _ => unavailable(e),
+    }
+}
+
+/// Refused connections, pool timeouts, shutdowns, a full disk, a read-only
+/// server, undecodable rows: the store cannot serve this now.
+fn unavailable(e: sqlx::Error) -> StoreError {
+    StoreError::Unavailable(describe(&e))
+}
+
+/// The error's message with its SQLSTATE, which is what tells an operator
+/// "disk full" from "read-only". sqlx's messages never hold the URL.
+fn describe(e: &sqlx::Error) -> String {
+    match e.as_database_error().and_then(|db| db.code()) {
+        Some(code) => format!("{e} (SQLSTATE {code})"),
+        None => e.to_string(),
+    }
+}
+
+fn game_from_row(row: &PgRow) -> Result<GameRow, sqlx::Error> {
+    Ok(GameRow {
+        id: row.try_get(0)?,
+        request_id: row.try_get(1)?,
+        created_wall_ms: row.try_get(2)?,
+        event_name: row.try_get(3)?,
+        round: row.try_get(4)?,
+        white: row.try_get(5)?,
+        black: row.try_get(6)?,
+        spec_json: row.try_get(7)?,
+        status: row.try_get(8)?,
+        result: row.try_get(9)?,
+        last_seq: row.try_get(10)?,
+        updated_wall_ms: row.try_get(11)?,
+    })
+}
+
+fn event_from_row(row: &PgRow) -> Result<EventRow, sqlx::Error> {
+    Ok(EventRow {
+        game_id: row.try_get(0)?,
+        seq: row.try_get(1)?,
+        request_id: row.try_get(2)?,
+        actor: row.try_get(3)?,
+        at_ms: row.try_get(4)?,
+        wall_ms: row.try_get(5)?,
+        event_json: row.try_get(6)?,
+        rulings_json: row.try_get(7)?,
+    })
+}
+
+fn token_from_row(row: &PgRow) -> Result<TokenRow, sqlx::Error> {
+    Ok(TokenRow {
+        id: row.try_get(0)?,
+        secret_sha256: row.try_get(1)?,
+        role: row.try_get(2)?,
+        label: row.try_get(3)?,
+        created_wall_ms: row.try_get(4)?,
+    })
+}
