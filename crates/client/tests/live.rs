@@ -598,3 +598,72 @@ async fn tls_with_a_given_ca() {
     assert!(text.contains("games/tls-game"), "{text}");
     server.stop().await;
 }
+
+/// The screen of a tmux pane.
+fn capture(session: &str) -> String {
+    let out = Command::new("tmux").args(["capture-pane", "-p", "-t", session]).output().expect("tmux capture-pane");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Waits until the pane shows every one of `wanted`, or fails with the screen.
+async fn wait_for_screen(session: &str, wanted: &[&str]) -> String {
+    let mut screen = String::new();
+    for _ in 0..100 {
+        screen = capture(session);
+        if wanted.iter().all(|w| screen.contains(w)) {
+            return screen;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the watch screen never showed {wanted:?}:\n{screen}");
+}
+
+/// `arbiter game watch` in a real terminal (tmux): moves played from other
+/// processes appear on the live screen, and so does the result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn game_watch_in_tmux() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        assert!(std::env::var_os("CI").is_none(), "CI needs tmux for the game watch test");
+        eprintln!("tmux not installed: game watch test skipped");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(any_port(), &database(&dir)).await;
+    let url = server.url();
+    ok(&cli(
+        &url,
+        ARBITER_TOKEN,
+        &["game", "create", "--id", "tmux", "--white", "Alice", "--black", "Bob", "--time-control", "90+30"],
+    ));
+    ok(&cli(&url, ARBITER_TOKEN, &["game", "start", "tmux"]));
+    let session = format!("arbiter-watch-{}", std::process::id());
+    let status = Command::new("tmux")
+        .args(["new-session", "-d", "-s", &session, "-x", "100", "-y", "45"])
+        .args(["-e", &format!("ARBITER_URL={url}"), "-e", &format!("ARBITER_TOKEN={ARBITER_TOKEN}")])
+        // The watch ends with the game; the pane stays open so the final
+        // screen can be read.
+        .arg(format!("{} game watch tmux; sleep 60", env!("CARGO_BIN_EXE_arbiter")))
+        .status()
+        .expect("tmux new-session");
+    assert!(status.success());
+    struct Session(String);
+    impl Drop for Session {
+        fn drop(&mut self) {
+            let _ = Command::new("tmux").args(["kill-session", "-t", &self.0]).status();
+        }
+    }
+    let _session = Session(session.clone());
+
+    wait_for_screen(&session, &["Alice", "Bob"]).await;
+    // Over the board: each move is made, then the clock pressed, each by a
+    // process of its own.
+    for (mv, color) in [("e4", "white"), ("e5", "black"), ("Nf3", "white")] {
+        ok(&cli(&url, ARBITER_TOKEN, &["move", "tmux", mv, "--color", color]));
+        ok(&cli(&url, ARBITER_TOKEN, &["press", "tmux", "--color", color]));
+    }
+    let screen = wait_for_screen(&session, &["e4", "e5", "Nf3"]).await;
+    assert!(screen.contains("FIDE-"), "the rulings and their rule ids are on the screen:\n{screen}");
+    ok(&cli(&url, ARBITER_TOKEN, &["resign", "tmux", "--color", "black"]));
+    wait_for_screen(&session, &["1-0"]).await;
+    server.stop().await;
+}
