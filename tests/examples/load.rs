@@ -5,7 +5,12 @@
 //! how late flag rulings are recorded.
 //!
 //! ```sh
-//! cargo run --release -p arbiter-e2e --example load -- --games 1000 --seconds 20
+//! # 1,000 games offering 5,000 moves per second in all (each game moves
+//! # every 200 ms); latency counts from when each move was due, so a server
+//! # that falls behind shows it.
+//! cargo run --release -p arbiter-e2e --example load -- --games 1000 --rate 5000 --seconds 20
+//! # Capacity: every game moves again as soon as it is answered.
+//! cargo run --release -p arbiter-e2e --example load -- --games 1000 --rate 0 --seconds 20
 //! ```
 //!
 //! By default it starts the server in this process on a temporary SQLite
@@ -21,13 +26,15 @@ use tonic::transport::Channel;
 
 struct Args {
     games: usize,
+    /// Moves per second offered in all; 0 for a closed loop.
+    rate: u64,
     seconds: u64,
     connections: usize,
     flag_games: usize,
 }
 
 fn args() -> Args {
-    let mut a = Args { games: 1000, seconds: 20, connections: 8, flag_games: 200 };
+    let mut a = Args { games: 1000, rate: 5000, seconds: 20, connections: 8, flag_games: 200 };
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     while i < argv.len() {
@@ -35,11 +42,14 @@ fn args() -> Args {
         match (argv[i].as_str(), value) {
             ("--games", Some(v)) => a.games = v as usize,
             ("--seconds", Some(v)) => a.seconds = v,
+            ("--rate", Some(v)) => a.rate = v,
             ("--connections", Some(v)) => a.connections = v.max(1) as usize,
             ("--flag-games", Some(v)) => a.flag_games = v as usize,
             (other, _) => {
                 eprintln!("unknown or incomplete argument {other}");
-                eprintln!("usage: load [--games N] [--seconds S] [--connections C] [--flag-games F]");
+                eprintln!(
+                    "usage: load [--games N] [--rate MOVES_PER_S] [--seconds S] [--connections C] [--flag-games F]"
+                );
                 std::process::exit(2);
             }
         }
@@ -114,8 +124,12 @@ async fn main() {
     let a = args();
     let server = TestServer::start().await;
     println!(
-        "server on {} (SQLite, synchronous=FULL); {} games, {} connections, {} s per phase",
-        server.addr, a.games, a.connections, a.seconds
+        "server on {} (SQLite, synchronous=FULL); {} games, {} connections, {} s per phase, {}",
+        server.addr,
+        a.games,
+        a.connections,
+        a.seconds,
+        if a.rate > 0 { format!("{} moves/s offered", a.rate) } else { "closed loop".to_string() }
     );
     let channels = connect(&server, a.connections).await;
 
@@ -171,6 +185,8 @@ async fn main() {
     }
 
     // The move phase.
+    let interval = (a.rate > 0).then(|| Duration::from_secs_f64(a.games as f64 / a.rate as f64));
+    let phase_start = tokio::time::Instant::now() + Duration::from_millis(200);
     let stop = Arc::new(AtomicBool::new(false));
     let games_finished = Arc::new(AtomicU64::new(0));
     let mut tasks = Vec::new();
@@ -178,8 +194,12 @@ async fn main() {
         let channel = channels[i % channels.len()].clone();
         let stop = stop.clone();
         let finished = games_finished.clone();
+        let games = a.games;
         tasks.push(tokio::spawn(async move {
             let mut arbiter = client(channel.clone(), ARBITER_TOKEN);
+            // Paced: game i's moves are due at phase_start + i/games of the
+            // interval, then every interval.
+            let mut due = interval.map(|iv| phase_start + iv.mul_f64(i as f64 / games as f64));
             let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ (i as u64 + 1).wrapping_mul(0x1000_0000_01b3));
             let mut lat = Vec::new();
             'games: while !stop.load(Ordering::Relaxed) {
@@ -193,7 +213,14 @@ async fn main() {
                     }
                     let m = moves[(rng.next() % moves.len() as u64) as usize];
                     let side = usize::from(pos.turn() == Color::Black);
-                    let t = Instant::now();
+                    let t = match (due, interval) {
+                        (Some(d), Some(iv)) => {
+                            tokio::time::sleep_until(d).await;
+                            due = Some(d + iv);
+                            d.into_std()
+                        }
+                        _ => Instant::now(),
+                    };
                     let reply = players[side]
                         .make_move(pb::MakeMoveRequest {
                             name: name.clone(),

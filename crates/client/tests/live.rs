@@ -601,7 +601,8 @@ async fn tls_with_a_given_ca() {
 
 /// The screen of a tmux pane.
 fn capture(session: &str) -> String {
-    let out = Command::new("tmux").args(["capture-pane", "-p", "-t", session]).output().expect("tmux capture-pane");
+    let out =
+        Command::new("tmux").args(["capture-pane", "-p", "-t", session]).output().expect("tmux capture-pane");
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 

@@ -88,11 +88,20 @@ pub enum ServerError {
 /// A replica whose heartbeat is older than this is taken for dead.
 const REPLICA_TIMEOUT_MS: i64 = 5_000;
 
-/// What a replica on a shared database does besides serving: a heartbeat,
-/// and passing other replicas' appends on to the loaded tables (so reads
-/// and watch streams here see them).
-async fn replica_duties(store: Storage, hall: Arc<Hall>, replica: String, stop: CancellationToken) {
+/// What a replica does besides serving: a heartbeat every second (the last
+/// one tells the next start how long the service was down), and on a shared
+/// database, passing other replicas' appends on to the loaded tables (so
+/// reads and watch streams here see them).
+async fn replica_duties(
+    store: Storage,
+    hall: Arc<Hall>,
+    replica: String,
+    shared: bool,
+    stop: CancellationToken,
+) {
+    // Alone on an embedded database, nobody else appends: no need to listen.
     let mut appended = store.subscribe();
+    let mut listening = shared;
     let mut beat = tokio::time::interval(Duration::from_secs(1));
     loop {
         tokio::select! {
@@ -102,11 +111,11 @@ async fn replica_duties(store: Storage, hall: Arc<Hall>, replica: String, stop: 
                     tracing::warn!(error = %e, "heartbeat failed");
                 }
             }
-            received = appended.recv() => match received {
+            received = appended.recv(), if listening => match received {
                 Ok((game, _)) if game == "*" => hall.notify_all().await,
                 Ok((game, seq)) => hall.notify(&game, seq).await,
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => hall.notify_all().await,
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => listening = false,
             },
         }
     }
@@ -142,7 +151,14 @@ pub async fn run(
     // another replica is alive (only possible on a shared database).
     let others_alive = shared
         && !store.live_replicas(table::wall_ms(), REPLICA_TIMEOUT_MS).await.unwrap_or_default().is_empty();
-    let startup = if others_alive { table::Continuity::Continuous } else { table::Continuity::AfterOutage };
+    let startup = if others_alive {
+        table::Continuity::Continuous
+    } else {
+        // The last heartbeat is the last moment the service was known to be
+        // up: a player's thinking time until then is charged, the outage
+        // after it is not.
+        table::Continuity::AfterOutage { last_alive_wall_ms: store.last_heartbeat().await.ok().flatten() }
+    };
     if let Err(e) = store.heartbeat(&replica, table::wall_ms()).await {
         tracing::warn!(error = %e, "cannot record this replica's heartbeat");
     }
@@ -163,8 +179,8 @@ pub async fn run(
         // From now on this replica is alive: a game it loads later may have
         // been served by another one until now.
         hall.set_continuity(table::Continuity::Continuous);
-        tokio::spawn(replica_duties(store.clone(), hall.clone(), replica.clone(), background.clone()));
     }
+    tokio::spawn(replica_duties(store.clone(), hall.clone(), replica.clone(), shared, background.clone()));
     let stop = CancellationToken::new();
     let arbiter = Arbiter { hall: hall.clone(), auth, heartbeat: config.heartbeat, shutdown: stop.clone() };
 
@@ -221,6 +237,8 @@ pub async fn run(
         .serve_with_incoming_shutdown(TcpListenerStream::new(listener), signal)
         .await;
     background.cancel();
+    // The last moment this replica was alive, for the next start.
+    let _ = store.heartbeat(&replica, table::wall_ms()).await;
     store.close().await;
     tracing::info!("storage flushed and closed");
     served.map_err(ServerError::from)

@@ -369,10 +369,16 @@ impl Arbiter {
         metadata: &MetadataMap,
         r: pb::WatchGameRequest,
     ) -> Result<ReceiverStream<Result<pb::WatchGameResponse, Status>>, ApiError> {
+        // Authenticate first, as every other method does: a caller without
+        // a valid token learns nothing about its request, not even that a
+        // field is malformed.
+        let principal = self.auth.authenticate(metadata).await?;
         if r.after_seq < 0 {
             return Err(ApiError::field("after_seq", "must not be negative"));
         }
-        let (id, table) = self.read_table(metadata, &r.name).await?;
+        let id = game_id(&r.name)?;
+        principal.may_read(&id)?;
+        let table = self.hall.table(&id).await?;
         // Subscribe before reading the log, so nothing falls between the two.
         let live = table.subscribe();
         let game = table.read().await?;

@@ -138,10 +138,11 @@ enum Command {
 /// How the time since a game's last event is counted when its table loads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Continuity {
-    /// Nobody served the game since its last event (the service was down):
-    /// the timeline continues from the last recorded instant and the outage
+    /// Nobody served the game since `last_alive_wall_ms` (the last moment
+    /// the service was known to be up; `None` if unknown): the time until
+    /// then counts for the player on move, the outage after it does not and
     /// is recorded (FIDE 6.11 spirit).
-    AfterOutage,
+    AfterOutage { last_alive_wall_ms: Option<i64> },
     /// Another replica may have been serving the game: the wall-clock time
     /// since its last event counts, as it did for the players.
     Continuous,
@@ -262,16 +263,21 @@ impl Notation {
 pub async fn open(store: Storage, id: &str, continuity: Continuity) -> Result<TableHandle, ApiError> {
     let (events, _) = broadcast::channel(256);
     let mut table = Table::load(store, id, events.clone()).await?;
-    if continuity == Continuity::Continuous {
-        let since_last = (wall_ms() - table.row.updated_wall_ms).max(0);
-        table.offset += since_last;
-    }
+    let now = wall_ms();
+    let last_event = table.row.updated_wall_ms;
+    let (counted_ms, outage_ms) = match continuity {
+        Continuity::Continuous => ((now - last_event).max(0), 0),
+        Continuity::AfterOutage { last_alive_wall_ms } => {
+            let alive = last_alive_wall_ms.unwrap_or(last_event).clamp(last_event, now.max(last_event));
+            (alive - last_event, (now - alive).max(0))
+        }
+    };
+    table.offset += counted_ms;
     let (tx, rx) = mpsc::channel(64);
-    let running = continuity == Continuity::AfterOutage
+    let running = matches!(continuity, Continuity::AfterOutage { .. })
         && table.game.is_started()
         && !table.game.is_over()
         && !table.game.clock().is_paused();
-    let outage_ms = (wall_ms() - table.row.updated_wall_ms).max(0);
     tokio::spawn(async move {
         if running && let Err(e) = table.record_system(Event::ServiceResumed { outage_ms }, "server").await {
             tracing::warn!(game = %table.row.id, error = %e, "could not record the service outage");

@@ -1,17 +1,29 @@
 //! Conformance suite of the storage contract ([`EventStore`]).
 //!
-//! Each check is an async function over any store, so the PostgreSQL backend
-//! can run the same suite; the `conformance!` macro instantiates them against
-//! a fresh temp-file SQLite database (the production configuration) and an
-//! in-memory one. Tests that depend on the file (reopening it, filling it)
-//! are written out below the suite.
+//! Each check is an async function over any store; the `conformance!` macro
+//! instantiates them against a fresh temp-file SQLite database (the
+//! production configuration), an in-memory one, and a PostgreSQL schema of
+//! their own. Tests that depend on one backend (reopening a file, filling a
+//! disk, killing PostgreSQL sessions, two stores on one database) are
+//! written out below the suite.
+//!
+//! PostgreSQL is the server at `ARBITER_TEST_PG_URL`, or else at
+//! [`DEFAULT_PG_URL`] if one answers there; without one the PostgreSQL
+//! tests pass without running, except on CI (`CI` set), where they fail.
+//! Each test works in a schema of its own (`t_<uuid>`, dropped at the end),
+//! so tests and test binaries running in parallel never see each other's
+//! rows (though they do see each other's notifications, which are per
+//! database: the checks that count notifications use game ids of their own).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::str::FromStr;
+use std::time::Duration;
 
 use arbiter_server::store::sqlite::SqliteStore;
 use arbiter_server::store::*;
 use sqlx::sqlite::SqliteConnectOptions;
+use sqlx::{Connection, Executor};
+use tokio::sync::broadcast;
 use tokio::task::JoinSet;
 
 // ---------------------------------------------------------------------------
@@ -547,6 +559,91 @@ async fn many_concurrent_appends<S: EventStore + Clone + 'static>(store: &S) {
     assert!(conflicts > 0);
 }
 
+/// A subscriber sees every committed append once, after its commit, as
+/// `(game, seq of the append's last event)`; refused appends are not
+/// announced.
+async fn subscribe_sees_appends<S: EventStore + Clone + 'static>(store: &S) {
+    // Game ids of their own: PostgreSQL delivers the notifications of every
+    // schema of the database (other tests) to every listener.
+    let tag = uuid::Uuid::new_v4().simple().to_string();
+    let ids: Vec<String> = (0..4).map(|g| format!("sub{g}-{tag}")).collect();
+    for id in &ids {
+        store.create_game(&game(id)).await.unwrap();
+    }
+    let mut receiver = store.subscribe();
+
+    let mut tasks = JoinSet::new();
+    for id in ids.clone() {
+        let store = store.clone();
+        tasks.spawn(async move {
+            for seq in 0..10 {
+                store.append(one(&id, seq, Some(&format!("r{seq}")))).await.unwrap();
+            }
+            // Refused appends: nothing to announce.
+            assert!(matches!(store.append(one(&id, 3, None)).await, Err(StoreError::Conflict { .. })));
+            assert!(matches!(
+                store.append(one(&id, 10, Some("r1"))).await,
+                Err(StoreError::DuplicateRequest { .. })
+            ));
+            // Several events at once: one notification, for the last one.
+            let finish = Append {
+                game_id: id.clone(),
+                expected_last_seq: 10,
+                events: vec![event(&id, 11, None), event(&id, 12, None), event(&id, 13, None)],
+                status: "FINISHED".to_owned(),
+                result: Some("1-0".to_owned()),
+            };
+            store.append(finish).await.unwrap();
+        });
+    }
+    tasks.join_all().await;
+    let expected: BTreeSet<(String, i64)> =
+        ids.iter().flat_map(|id| (1..=10).chain([13]).map(|seq| (id.clone(), seq))).collect();
+
+    let mut seen = BTreeSet::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while seen.len() < expected.len() {
+        let item = tokio::time::timeout_at(deadline, receiver.recv())
+            .await
+            .unwrap_or_else(|_| panic!("missing notifications: {:?}", expected.difference(&seen)))
+            .expect("the subscription lagged or closed");
+        assert_ne!(item.0, RESYNC, "no notification may be lost here");
+        if !item.0.ends_with(&tag) {
+            continue;
+        }
+        // Announced after the commit: readers see the append.
+        let row = store.game(&item.0).await.unwrap().unwrap();
+        assert!(row.last_seq >= item.1, "{item:?} announced before its commit ({})", row.last_seq);
+        assert!(seen.insert(item.clone()), "{item:?} announced twice");
+    }
+    assert_eq!(seen, expected);
+    // Nothing more comes for these games: no repeats, nothing for the
+    // refused appends.
+    let quiet = tokio::time::Instant::now() + Duration::from_millis(300);
+    while let Ok(received) = tokio::time::timeout_at(quiet, receiver.recv()).await {
+        let item = received.expect("the subscription lagged or closed");
+        assert!(!item.0.ends_with(&tag), "unexpected {item:?}");
+    }
+}
+
+async fn heartbeats<S: EventStore>(store: &S) {
+    assert!(store.live_replicas(10_000, 5_000).await.unwrap().is_empty());
+    store.heartbeat("replica-b", 1_000).await.unwrap();
+    store.heartbeat("replica-a", 4_000).await.unwrap();
+    assert_eq!(store.live_replicas(6_000, 2_000).await.unwrap(), vec!["replica-a"]);
+    // A heartbeat exactly max_age old is still live; the list is sorted.
+    assert_eq!(store.live_replicas(6_000, 5_000).await.unwrap(), vec!["replica-a", "replica-b"]);
+    // A new heartbeat replaces the previous one.
+    store.heartbeat("replica-b", 5_500).await.unwrap();
+    assert_eq!(store.live_replicas(6_000, 2_000).await.unwrap(), vec!["replica-a", "replica-b"]);
+    store.heartbeat("replica-a", 100).await.unwrap();
+    assert_eq!(store.live_replicas(6_000, 2_000).await.unwrap(), vec!["replica-b"]);
+    assert!(store.live_replicas(9_000, 2_000).await.unwrap().is_empty());
+    // Extreme arguments do not overflow.
+    assert_eq!(store.live_replicas(i64::MIN, i64::MAX).await.unwrap().len(), 2);
+    assert!(store.live_replicas(i64::MAX, 0).await.unwrap().is_empty());
+}
+
 macro_rules! conformance {
     ($backend:ident, $open:expr) => {
         mod $backend {
@@ -556,34 +653,46 @@ macro_rules! conformance {
                 create_and_get, create_duplicates, append_happy_path, stale_expected_seq_conflicts,
                 concurrent_same_seq_one_wins, duplicate_request_in_game, same_request_in_other_games,
                 invalid_appends, unknown_game, mixed_batch, events_paging, list_games_filters, unfinished,
-                tokens, meta, many_concurrent_appends);
+                tokens, meta, many_concurrent_appends, subscribe_sees_appends, heartbeats);
         }
     };
     (@tests $open:expr; $($check:ident),* $(,)?) => {
         $(
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn $check() {
-                let (store, _dir) = $open.await;
+                // `None`: the backend is not available here (and may be
+                // skipped).
+                let Some((store, _scratch)) = $open.await else { return };
                 super::$check(&store).await;
                 store.close().await;
+                // The store goes before its database (`_scratch`, dropped at
+                // the end of the scope) does.
+                drop(store);
             }
         )*
     };
 }
 
 /// A fresh database file in a temp directory (kept alive with the store).
-async fn file_store() -> (Storage, tempfile::TempDir) {
+async fn file_store() -> Option<(Storage, tempfile::TempDir)> {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("arbiter.db").display());
-    (Storage::open(&url).await.unwrap(), dir)
+    Some((Storage::open(&url).await.unwrap(), dir))
 }
 
-async fn memory_store() -> (Storage, ()) {
-    (Storage::open("sqlite::memory:").await.unwrap(), ())
+async fn memory_store() -> Option<(Storage, ())> {
+    Some((Storage::open("sqlite::memory:").await.unwrap(), ()))
+}
+
+/// A store in a fresh PostgreSQL schema (dropped with the [`PgSchema`]).
+async fn pg_store() -> Option<(Storage, PgSchema)> {
+    let schema = PgSchema::create().await?;
+    Some((Storage::open(&schema.url()).await.unwrap(), schema))
 }
 
 conformance!(sqlite_file, file_store());
 conformance!(sqlite_memory, memory_store());
+conformance!(postgres, pg_store());
 
 // ---------------------------------------------------------------------------
 // File-specific tests.
@@ -668,10 +777,10 @@ async fn close_flushes_the_queue() {
 
 #[tokio::test]
 async fn unsupported_url_scheme() {
-    let err = Storage::open("postgres://user:secret@host/db").await.unwrap_err();
+    let err = Storage::open("mysql://user:secret@host/db").await.unwrap_err();
     let message = err.to_string();
     assert!(matches!(err, StoreError::Invalid(_)));
-    assert!(message.contains("postgres"), "{message}");
+    assert!(message.contains("mysql"), "{message}");
     assert!(!message.contains("secret"), "the URL's password leaked: {message}");
     assert!(matches!(Storage::open("arbiter.db").await, Err(StoreError::Invalid(_))));
 }
@@ -816,4 +925,417 @@ async fn disk_full_then_recovers() {
         assert_gap_free(&store, &id, last_seq).await;
     }
     store.close().await;
+}
+
+// ---------------------------------------------------------------------------
+// PostgreSQL.
+
+/// Where the PostgreSQL tests look for a server when `ARBITER_TEST_PG_URL`
+/// is not set.
+const DEFAULT_PG_URL: &str = "postgres://postgres@127.0.0.1:5432/test";
+
+/// The PostgreSQL server to test against: `ARBITER_TEST_PG_URL` (which must
+/// answer), else [`DEFAULT_PG_URL`] if it answers. `None` skips the test,
+/// which only happens outside CI.
+async fn pg_url() -> Option<String> {
+    if let Ok(url) = std::env::var("ARBITER_TEST_PG_URL") {
+        return Some(url);
+    }
+    let connected =
+        tokio::time::timeout(Duration::from_secs(5), sqlx::PgConnection::connect(DEFAULT_PG_URL)).await;
+    match connected {
+        Ok(Ok(conn)) => {
+            let _ = conn.close().await;
+            Some(DEFAULT_PG_URL.to_owned())
+        }
+        Ok(Err(e)) => no_pg(&e.to_string()),
+        Err(_) => no_pg("no answer within 5 s"),
+    }
+}
+
+fn no_pg(reason: &str) -> Option<String> {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI must run the PostgreSQL tests, but {DEFAULT_PG_URL} is unreachable ({reason}): \
+         start PostgreSQL or set ARBITER_TEST_PG_URL"
+    );
+    eprintln!("no PostgreSQL at {DEFAULT_PG_URL} ({reason}): PostgreSQL test skipped");
+    None
+}
+
+/// A schema of its own in the test database, dropped with everything in it
+/// when this is dropped, also when the test fails.
+struct PgSchema {
+    admin_url: String,
+    name: String,
+}
+
+impl PgSchema {
+    async fn create() -> Option<PgSchema> {
+        let admin_url = pg_url().await?;
+        let name = format!("t_{}", uuid::Uuid::new_v4().simple());
+        let mut conn = sqlx::PgConnection::connect(&admin_url).await.unwrap();
+        conn.execute(sqlx::AssertSqlSafe(format!("CREATE SCHEMA {name}"))).await.unwrap();
+        conn.close().await.unwrap();
+        Some(PgSchema { admin_url, name })
+    }
+
+    /// A URL whose sessions work in this schema. They also carry its name as
+    /// their application name, which is how [`PgSchema::terminate`] finds
+    /// them.
+    fn url(&self) -> String {
+        url_with_schema(&self.admin_url, &self.name)
+    }
+
+    async fn admin(&self) -> sqlx::PgConnection {
+        sqlx::PgConnection::connect(&self.admin_url).await.unwrap()
+    }
+
+    /// Kills the store sessions of this schema whose last statement matches
+    /// `query_like` (a LIKE pattern), as a server restart or a network cut
+    /// would; returns how many.
+    async fn terminate(&self, query_like: &str) -> i64 {
+        let mut admin = self.admin().await;
+        let killed = sqlx::query_scalar(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
+             WHERE application_name = $1 AND query LIKE $2 AND pid <> pg_backend_pid()",
+        )
+        .bind(&self.name)
+        .bind(query_like)
+        .fetch_one(&mut admin)
+        .await
+        .unwrap();
+        admin.close().await.unwrap();
+        killed
+    }
+}
+
+fn url_with_schema(base: &str, schema: &str) -> String {
+    let separator = if base.contains('?') { '&' } else { '?' };
+    format!("{base}{separator}options=-c%20search_path%3D{schema}&application_name={schema}")
+}
+
+impl Drop for PgSchema {
+    fn drop(&mut self) {
+        // `drop` cannot await and may run on the test's runtime, so the schema
+        // is dropped from a thread with a runtime of its own. The lock timeout
+        // keeps a store left open by a failed test from hanging it.
+        let (url, name) = (self.admin_url.clone(), self.name.clone());
+        let dropped = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().ok()?;
+            runtime.block_on(async {
+                let mut conn = sqlx::PgConnection::connect(&url).await.ok()?;
+                conn.execute("SET lock_timeout = '10s'").await.ok()?;
+                conn.execute(sqlx::AssertSqlSafe(format!("DROP SCHEMA {name} CASCADE"))).await.ok()?;
+                conn.close().await.ok()
+            })
+        })
+        .join();
+        if !matches!(dropped, Ok(Some(()))) {
+            eprintln!("could not drop the test schema {}", self.name);
+        }
+    }
+}
+
+/// The next notification about `game_id` (others' are skipped), within 10 s.
+async fn next_about(receiver: &mut broadcast::Receiver<(String, i64)>, game_id: &str) -> (String, i64) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let item = tokio::time::timeout_at(deadline, receiver.recv())
+            .await
+            .unwrap_or_else(|_| panic!("no notification about {game_id}"))
+            .expect("the subscription lagged or closed");
+        if item.0 == game_id || item.0 == RESYNC {
+            return item;
+        }
+    }
+}
+
+/// Two stores on one schema, as two replicas would be: appends racing on the
+/// same game through both are decided by the database (exactly one wins
+/// each seq), many writers spread over both lose nothing, and each store's
+/// subscribers see the appends made through the other.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_two_instances() {
+    let Some(schema) = PgSchema::create().await else { return };
+    let a = Storage::open(&schema.url()).await.unwrap();
+    // The other spelling of the scheme; the migrations are already applied.
+    let b = Storage::open(&schema.url().replacen("postgres://", "postgresql://", 1)).await.unwrap();
+    let mut seen_by_a = a.subscribe();
+    let mut seen_by_b = b.subscribe();
+
+    let id = format!("shared-{}", schema.name);
+    a.create_game(&game(&id)).await.unwrap();
+    assert!(matches!(b.create_game(&game(&id)).await, Err(StoreError::AlreadyExists(_))));
+
+    // Both append the same seq at the same time, 40 times over.
+    let mut winners = Vec::new();
+    for seq in 0..40 {
+        let (from_a, from_b) = tokio::join!(
+            a.append(one(&id, seq, Some(&format!("a{}", seq + 1)))),
+            b.append(one(&id, seq, Some(&format!("b{}", seq + 1))))
+        );
+        match (&from_a, &from_b) {
+            (Ok(()), Err(StoreError::Conflict { .. })) => winners.push(format!("a{}", seq + 1)),
+            (Err(StoreError::Conflict { .. }), Ok(())) => winners.push(format!("b{}", seq + 1)),
+            _ => panic!("seq {}: {from_a:?} / {from_b:?}", seq + 1),
+        }
+    }
+    assert_gap_free(&a, &id, 40).await;
+    assert_gap_free(&b, &id, 40).await;
+    let logged: Vec<String> = all_events(&b, &id).await.into_iter().map(|e| e.request_id.unwrap()).collect();
+    assert_eq!(logged, winners);
+
+    // Each store's subscribers saw every append, whichever store made it.
+    for receiver in [&mut seen_by_a, &mut seen_by_b] {
+        for seq in 1..=40 {
+            assert_eq!(next_about(receiver, &id).await, (id.clone(), seq));
+        }
+    }
+    // An append made through A only, seen through B.
+    a.append(one(&id, 40, Some("only-a"))).await.unwrap();
+    assert_eq!(next_about(&mut seen_by_b, &id).await, (id.clone(), 41));
+
+    // 60 games, 6 writers each, alternating between the stores and retrying
+    // on conflict: every append lands exactly once, and batches of the two
+    // stores that lock the same games never deadlock.
+    const GAMES: usize = 60;
+    const PER_GAME: usize = 6;
+    for g in 0..GAMES {
+        b.create_game(&game(&format!("m{g:02}"))).await.unwrap();
+    }
+    let mut tasks = JoinSet::new();
+    for g in 0..GAMES {
+        for w in 0..PER_GAME {
+            let store = if w % 2 == 0 { a.clone() } else { b.clone() };
+            tasks.spawn(async move {
+                let id = format!("m{g:02}");
+                let request = format!("w{w}");
+                loop {
+                    let last = store.game(&id).await.unwrap().unwrap().last_seq;
+                    match store.append(one(&id, last, Some(&request))).await {
+                        Ok(()) => return,
+                        Err(StoreError::Conflict { .. }) => {}
+                        Err(e) => panic!("{id} {request}: {e}"),
+                    }
+                }
+            });
+        }
+    }
+    tasks.join_all().await;
+    for g in 0..GAMES {
+        let id = format!("m{g:02}");
+        assert_gap_free(&a, &id, PER_GAME as i64).await;
+        let requests: BTreeSet<String> =
+            all_events(&a, &id).await.into_iter().map(|e| e.request_id.unwrap()).collect();
+        assert_eq!(requests.len(), PER_GAME, "{id}: a request landed twice");
+    }
+
+    // Heartbeats and meta are shared too.
+    a.heartbeat("replica-a", 10_000).await.unwrap();
+    b.heartbeat("replica-b", 10_000).await.unwrap();
+    assert_eq!(b.live_replicas(10_000, 1_000).await.unwrap(), vec!["replica-a", "replica-b"]);
+    assert_eq!(a.meta_get_or_insert("server_key", "from-a").await.unwrap(), "from-a");
+    assert_eq!(b.meta_get_or_insert("server_key", "from-b").await.unwrap(), "from-a");
+
+    a.close().await;
+    b.close().await;
+    // Everything acknowledged is there for a store opened afterwards.
+    let c = Storage::open(&schema.url()).await.unwrap();
+    assert_gap_free(&c, &id, 41).await;
+    assert_eq!(c.event_by_request(&id, "only-a").await.unwrap().unwrap().seq, 41);
+    c.close().await;
+}
+
+/// The notification connection killed from outside: the store listens again
+/// by itself, says that notifications may have been missed, and carries on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_listener_reconnects() {
+    let Some(schema) = PgSchema::create().await else { return };
+    let store = Storage::open(&schema.url()).await.unwrap();
+    let mut receiver = store.subscribe();
+    let id = format!("relisten-{}", schema.name);
+    store.create_game(&game(&id)).await.unwrap();
+    store.append(one(&id, 0, None)).await.unwrap();
+    assert_eq!(next_about(&mut receiver, &id).await, (id.clone(), 1));
+
+    assert_eq!(schema.terminate("LISTEN%").await, 1);
+    assert_eq!(next_about(&mut receiver, &id).await, (RESYNC.to_owned(), 0));
+    store.append(one(&id, 1, None)).await.unwrap();
+    assert_eq!(next_about(&mut receiver, &id).await, (id.clone(), 2));
+    store.close().await;
+}
+
+/// Every session of the store killed, as a server restart would: calls fail
+/// with `Unavailable` and nothing else, and the same store serves again
+/// without being reopened.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_sessions_lost_then_recovers() {
+    let Some(schema) = PgSchema::create().await else { return };
+    let store = Storage::open(&schema.url()).await.unwrap();
+    let mut receiver = store.subscribe();
+    let id = format!("lost-{}", schema.name);
+    store.create_game(&game(&id)).await.unwrap();
+    for seq in 0..3 {
+        store.append(one(&id, seq, Some(&format!("r{}", seq + 1)))).await.unwrap();
+    }
+    // Reads and writes both, so that the pool holds connections to kill.
+    store.game(&id).await.unwrap();
+
+    let killed = schema.terminate("%").await;
+    assert!(killed >= 3, "killed {killed} sessions");
+
+    let mut last_seq = 3;
+    let mut failures = 0;
+    while last_seq < 8 {
+        let request = format!("r{}", last_seq + 1);
+        match store.append(one(&id, last_seq, Some(&request))).await {
+            Ok(()) => last_seq += 1,
+            // The failed attempt may have committed after all (its answer was
+            // lost with the connection): the retry finds its request id.
+            Err(StoreError::DuplicateRequest { request_id }) if request_id == request => last_seq += 1,
+            Err(StoreError::Unavailable(_)) => {
+                failures += 1;
+                assert!(failures < 50, "the store does not recover");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(e) => panic!("seq {}: {e:?}", last_seq + 1),
+        }
+    }
+    store.ping().await.unwrap();
+    assert_gap_free(&store, &id, 8).await;
+    // The listener came back too, and said so.
+    let mut resynced = false;
+    loop {
+        let item = next_about(&mut receiver, &id).await;
+        resynced |= item.0 == RESYNC;
+        if item == (id.clone(), 8) {
+            break;
+        }
+    }
+    assert!(resynced, "no resync marker after the listener's session was killed");
+    store.close().await;
+}
+
+/// A database that refuses writes (a standby after a failover): appends are
+/// `Unavailable`, reads still work, and writes resume once it accepts them
+/// again. The store runs as a role of its own, which is made read-only and
+/// whose sessions are then killed so that the store reconnects.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_read_only_is_unavailable() {
+    let Some(schema) = PgSchema::create().await else { return };
+    let role = format!("r_{}", &schema.name[2..]);
+    let mut admin = schema.admin().await;
+    let created = admin
+        .execute(sqlx::AssertSqlSafe(format!(
+            "CREATE ROLE {role} LOGIN; GRANT ALL ON SCHEMA {0} TO {role}",
+            schema.name
+        )))
+        .await;
+    if let Err(e) = created {
+        assert!(std::env::var_os("CI").is_none(), "cannot create a role: {e}");
+        eprintln!("cannot create a role ({e}): read-only test skipped");
+        return;
+    }
+    struct DropRole(String, String);
+    impl Drop for DropRole {
+        fn drop(&mut self) {
+            let (url, role) = (self.0.clone(), self.1.clone());
+            let _ = std::thread::spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().ok()?;
+                runtime.block_on(async {
+                    let mut conn = sqlx::PgConnection::connect(&url).await.ok()?;
+                    conn.execute(sqlx::AssertSqlSafe(format!("DROP OWNED BY {role}; DROP ROLE {role}")))
+                        .await
+                        .ok()?;
+                    conn.close().await.ok()
+                })
+            })
+            .join();
+        }
+    }
+    let _drop_role = DropRole(schema.admin_url.clone(), role.clone());
+
+    // The admin URL with the role as its user (and no password: the test
+    // server trusts local connections).
+    let Some((scheme, rest)) = schema.admin_url.split_once("://") else { panic!("odd URL") };
+    let host = rest.rsplit_once('@').map_or(rest, |(_, host)| host);
+    let store =
+        match Storage::open(&url_with_schema(&format!("{scheme}://{role}@{host}"), &schema.name)).await {
+            Ok(store) => store,
+            Err(e) => {
+                assert!(std::env::var_os("CI").is_none(), "cannot connect as {role}: {e}");
+                eprintln!("cannot connect as {role} ({e}): read-only test skipped");
+                return;
+            }
+        };
+    let id = format!("ro-{}", schema.name);
+    store.create_game(&game(&id)).await.unwrap();
+    store.append(one(&id, 0, Some("r1"))).await.unwrap();
+
+    let set = |read_only: bool| {
+        let value = if read_only {
+            "SET default_transaction_read_only = on"
+        } else {
+            "RESET default_transaction_read_only"
+        };
+        sqlx::AssertSqlSafe(format!("ALTER ROLE {role} {value}"))
+    };
+    admin.execute(set(true)).await.unwrap();
+    schema.terminate("%").await;
+    let mut refused = None;
+    for _ in 0..50 {
+        match store.append(one(&id, 1, Some("r2"))).await {
+            Err(StoreError::Unavailable(reason)) if reason.contains("25006") => {
+                refused = Some(reason);
+                break;
+            }
+            // A first attempt may meet the killed connection.
+            Err(StoreError::Unavailable(_)) => tokio::time::sleep(Duration::from_millis(100)).await,
+            other => panic!("append to a read-only database: {other:?}"),
+        }
+    }
+    let reason = refused.expect("appends never met the read-only database");
+    assert!(reason.contains("read-only"), "{reason}");
+    let mut creation = game(&format!("{id}-2"));
+    creation.request_id = Some("create-2".to_owned());
+    assert!(matches!(store.create_game(&creation).await, Err(StoreError::Unavailable(_))));
+    assert!(matches!(store.heartbeat("replica", 1).await, Err(StoreError::Unavailable(_))));
+    // Reads still work, and nothing of the refused writes is there.
+    assert_gap_free(&store, &id, 1).await;
+
+    admin.execute(set(false)).await.unwrap();
+    schema.terminate("%").await;
+    let mut failures = 0;
+    loop {
+        match store.append(one(&id, 1, Some("r2"))).await {
+            Ok(()) => break,
+            Err(StoreError::Unavailable(_)) => {
+                failures += 1;
+                assert!(failures < 50, "the store does not recover");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(e) => panic!("{e:?}"),
+        }
+    }
+    store.create_game(&creation).await.unwrap();
+    assert_gap_free(&store, &id, 2).await;
+    store.close().await;
+    admin.close().await.unwrap();
+}
+
+/// No server behind the URL: `Unavailable`, and the password stays out of
+/// the message. Needs no PostgreSQL.
+#[tokio::test]
+async fn postgres_unreachable_is_unavailable() {
+    // Nothing listens on port 1: the connection is refused at once.
+    let err = Storage::open("postgres://arbiter:secret@127.0.0.1:1/arbiter").await.unwrap_err();
+    let message = err.to_string();
+    assert!(matches!(err, StoreError::Unavailable(_)), "{err:?}");
+    assert!(!message.contains("secret"), "the URL's password leaked: {message}");
+
+    let err = Storage::open("postgresql://arbiter:secret@127.0.0.1:notaport/arbiter").await.unwrap_err();
+    let message = err.to_string();
+    assert!(matches!(err, StoreError::Invalid(_)), "{err:?}");
+    assert!(!message.contains("secret"), "the URL's password leaked: {message}");
 }

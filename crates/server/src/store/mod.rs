@@ -239,6 +239,12 @@ pub trait EventStore: Send + Sync {
         now_wall_ms: i64,
         max_age_ms: i64,
     ) -> impl Future<Output = Result<Vec<String>, StoreError>> + Send;
+    /// The latest heartbeat of any replica (Unix milliseconds): the last
+    /// moment the service is known to have been alive.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`].
+    fn last_heartbeat(&self) -> impl Future<Output = Result<Option<i64>, StoreError>> + Send;
 }
 
 /// Checks what can be checked without the database: at least one event, all
@@ -429,6 +435,13 @@ impl EventStore for Storage {
         match self {
             Storage::Sqlite(store) => store.live_replicas(now_wall_ms, max_age_ms).await,
             Storage::Postgres(store) => store.live_replicas(now_wall_ms, max_age_ms).await,
+        }
+    }
+
+    async fn last_heartbeat(&self) -> Result<Option<i64>, StoreError> {
+        match self {
+            Storage::Sqlite(store) => store.last_heartbeat().await,
+            Storage::Postgres(store) => store.last_heartbeat().await,
         }
     }
 }

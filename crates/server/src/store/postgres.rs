@@ -32,6 +32,21 @@
 //! The other writes (creations, tokens, meta, heartbeats) are rare and run
 //! as single statements on the pool, each its own transaction.
 //!
+//! Concurrent one-append transactions from a pool were measured too and
+//! lose by far: a transaction that notifies (see below) holds PostgreSQL's
+//! global notification-queue lock from just before its commit until the
+//! commit is flushed, so notifying transactions commit one at a time, one
+//! WAL flush each, however many connections there are (about 500 to 750 per
+//! second with 3 ms flushes, against 15,000 with batches; see
+//! `examples/store-bench.rs`). Batches pay that lock once per batch.
+//!
+//! When a batch fails because the connection was lost or did not answer in
+//! time ([`WRITE_TIMEOUT`]), its commit may or may not have happened: its
+//! callers get [`StoreError::Unavailable`] all the same, and a retry with
+//! the same request id tells (it succeeds, or finds the original as a
+//! [`StoreError::DuplicateRequest`]). Every other failure is known to have
+//! written nothing.
+//!
 //! # Notifications
 //!
 //! Every committed append notifies channel [`CHANNEL`] with
@@ -49,6 +64,10 @@
 //! harmless, if wasteful: they name games the other does not have).
 //!
 //! # Errors
+//!
+//! Refused appends are recognised inside `arbiter_append_batch` (by
+//! condition and constraint name) and come back as rows; the other
+//! statements' errors are mapped here. Either way:
 //!
 //! - `23505` (unique violation), by constraint: `games_pkey` is
 //!   [`StoreError::AlreadyExists`] (or a duplicate request if the request id
@@ -84,9 +103,11 @@ use super::{
 /// batch stays a few milliseconds of work.
 pub const MAX_BATCH: usize = 512;
 
-/// Writer tasks, each with a connection of its own. With two, one batch is
-/// being executed while the previous one waits for its WAL flush, and
-/// PostgreSQL flushes the commits of both together when they overlap.
+/// Writer tasks, each with a connection of its own, taking turns at the
+/// queue. With two, one batch runs while the other waits for its commit's
+/// WAL flush. More do not help: commits that notify are serialised by
+/// PostgreSQL anyway, so a third writer only queues behind that lock (at
+/// 5,000 appends/s, p99 latency was lowest with two).
 pub const WRITERS: usize = 2;
 
 /// Appends waiting for a writer before callers are made to wait: the
@@ -186,7 +207,6 @@ struct Inner {
     stop: CancellationToken,
     /// The writer tasks and the listener task, awaited by `close`.
     tasks: Mutex<Tasks>,
-    direct: bool,
 }
 
 #[derive(Debug, Default)]
@@ -233,13 +253,8 @@ impl PostgresStore {
             .await
             .map_err(|e| StoreError::Unavailable(format!("migrating the PostgreSQL database: {e}")))?;
 
-        let direct = std::env::var("ARBITER_PG_APPEND_MODE").is_ok_and(|m| m == "pool");
-        let pool_size =
-            std::env::var("ARBITER_PG_POOL").ok().and_then(|v| v.parse().ok()).unwrap_or(POOL_CONNECTIONS);
-        let writers_n =
-            std::env::var("ARBITER_PG_WRITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(WRITERS);
         let pool = PgPoolOptions::new()
-            .max_connections(pool_size)
+            .max_connections(POOL_CONNECTIONS)
             .acquire_timeout(ACQUIRE_TIMEOUT)
             .connect_lazy_with(options.clone());
 
@@ -262,7 +277,7 @@ impl PostgresStore {
         // The migration connection becomes the first writer's; the others
         // connect when their first batch comes.
         let mut first = Some(conn);
-        let writers = (0..writers_n)
+        let writers = (0..WRITERS)
             .map(|_| {
                 let writer = Writer { conn: first.take(), options: options.clone(), queue: queue.clone() };
                 tokio::spawn(writer.run())
@@ -270,7 +285,7 @@ impl PostgresStore {
             .collect();
 
         let tasks = Mutex::new(Tasks { writers, listener: Some(listener) });
-        Ok(PostgresStore { inner: Arc::new(Inner { writer: sender, pool, appended, stop, tasks, direct }) })
+        Ok(PostgresStore { inner: Arc::new(Inner { writer: sender, pool, appended, stop, tasks }) })
     }
 }
 
@@ -438,11 +453,6 @@ impl EventStore for PostgresStore {
         if i32::try_from(append.events.len()).is_err() {
             return Err(StoreError::Invalid(format!("{} events in one append", append.events.len())));
         }
-        if self.inner.direct {
-            let mut conn = self.inner.pool.acquire().await.map_err(classify)?;
-            let mut outcomes = append_batch(&mut conn, &[&append]).await.map_err(classify)?;
-            return outcomes.pop().unwrap_or_else(|| Err(StoreError::Unavailable("none".to_owned())));
-        }
         let (reply, answer) = oneshot::channel();
         self.inner.writer.send(Message::Job(Job { append, reply })).await.map_err(|_| writer_stopped())?;
         answer.await.map_err(|_| writer_stopped())?
@@ -562,13 +572,16 @@ impl EventStore for PostgresStore {
             .await
             .map_err(classify)
     }
+
+    async fn last_heartbeat(&self) -> Result<Option<i64>, StoreError> {
+        sqlx::query_scalar("SELECT MAX(seen_wall_ms) FROM replicas")
+            .fetch_one(&self.inner.pool)
+            .await
+            .map_err(classify)
+    }
 }
 
 /// A message to the writers.
-#[expect(
-    clippy::large_enum_variant,
-    reason = "nearly every message is a job; boxing it would only add an allocation per append"
-)]
 enum Message {
     Job(Job),
     /// Serve what is queued, then stop.
@@ -801,59 +814,82 @@ async fn listen(pool: &PgPool) -> Result<PgListener, sqlx::Error> {
 /// lost.
 async fn run_listener(
     pool: PgPool,
-    mut listener: PgListener,
+    listener: PgListener,
     appended: broadcast::Sender<(String, i64)>,
     stop: CancellationToken,
 ) {
-    'connected: loop {
-        let lost = loop {
-            // Receiving is cancel-safe (sqlx keeps a partly read message in
-            // its buffer), so the ping timer and `stop` may interrupt it.
-            let received = tokio::select! {
-                () = stop.cancelled() => break 'connected,
-                received = tokio::time::timeout(LISTENER_IDLE_PING, listener.try_recv()) => received,
-            };
-            match received {
-                Ok(Ok(Some(notification))) => forward(&appended, &notification),
-                Ok(Ok(None)) => break "the connection was closed".to_owned(),
-                Ok(Err(e)) => break describe(&e),
-                Err(_idle) => {
-                    let ping = sqlx::query("SELECT 1").execute(&mut listener);
-                    match tokio::time::timeout(LISTENER_PING_TIMEOUT, ping).await {
-                        Ok(Ok(_)) => {}
-                        Ok(Err(e)) => break describe(&e),
-                        Err(_) => break "no answer to a ping".to_owned(),
-                    }
-                }
-            }
-        };
+    let mut current = Some(listener);
+    while let Some(listener) = current.as_mut() {
+        let Some(lost) = receive(listener, &appended, &stop).await else { break };
         tracing::warn!(reason = %lost, "lost the PostgreSQL notification connection; reconnecting");
-        drop(listener);
+        // The old listener goes first: it may still hold the pool's only
+        // connection.
+        drop(current.take());
+        current = relisten(&pool, &stop).await;
+        if current.is_some() {
+            tracing::info!("listening for PostgreSQL notifications again");
+            // Sending fails only when nobody subscribes, and then nobody
+            // missed anything either.
+            let _ = appended.send((RESYNC.to_owned(), 0));
+        }
+    }
+    // The listener returns its connection before the pool closes, which
+    // waits for every connection to come back.
+    drop(current);
+    pool.close().await;
+}
 
-        let mut delay = RECONNECT_DELAYS.0;
-        listener = loop {
-            let attempt = tokio::select! {
-                () = stop.cancelled() => break 'connected,
-                attempt = listen(&pool) => attempt,
-            };
-            match attempt {
-                Ok(listener) => break listener,
-                Err(e) => {
-                    tracing::warn!(error = %describe(&e), ?delay, "cannot listen for PostgreSQL notifications");
+/// Forwards notifications until the connection is lost (`Some(reason)`) or
+/// `stop` fires (`None`).
+async fn receive(
+    listener: &mut PgListener,
+    appended: &broadcast::Sender<(String, i64)>,
+    stop: &CancellationToken,
+) -> Option<String> {
+    loop {
+        // Receiving is cancel-safe (sqlx keeps a partly read message in its
+        // buffer), so the ping timer and `stop` may interrupt it.
+        let received = tokio::select! {
+            () = stop.cancelled() => return None,
+            received = tokio::time::timeout(LISTENER_IDLE_PING, listener.try_recv()) => received,
+        };
+        match received {
+            Ok(Ok(Some(notification))) => forward(appended, &notification),
+            Ok(Ok(None)) => return Some("the connection was closed".to_owned()),
+            Ok(Err(e)) => return Some(describe(&e)),
+            Err(_idle) => {
+                let ping = sqlx::query("SELECT 1").execute(&mut *listener);
+                match tokio::time::timeout(LISTENER_PING_TIMEOUT, ping).await {
+                    Ok(Ok(_)) => {}
+                    Ok(Err(e)) => return Some(describe(&e)),
+                    Err(_) => return Some("no answer to a ping".to_owned()),
                 }
             }
-            tokio::select! {
-                () = stop.cancelled() => break 'connected,
-                () = tokio::time::sleep(delay) => {}
-            }
-            delay = (delay * 2).min(RECONNECT_DELAYS.1);
-        };
-        tracing::info!("listening for PostgreSQL notifications again");
-        // Sending fails only when nobody subscribes, and then nobody missed
-        // anything either.
-        let _ = appended.send((RESYNC.to_owned(), 0));
+        }
     }
-    pool.close().await;
+}
+
+/// A new listener, retrying with a growing pause until one listens
+/// (`Some`) or `stop` fires (`None`).
+async fn relisten(pool: &PgPool, stop: &CancellationToken) -> Option<PgListener> {
+    let mut delay = RECONNECT_DELAYS.0;
+    loop {
+        let attempt = tokio::select! {
+            () = stop.cancelled() => return None,
+            attempt = listen(pool) => attempt,
+        };
+        match attempt {
+            Ok(listener) => return Some(listener),
+            Err(e) => {
+                tracing::warn!(error = %describe(&e), ?delay, "cannot listen for PostgreSQL notifications");
+            }
+        }
+        tokio::select! {
+            () = stop.cancelled() => return None,
+            () = tokio::time::sleep(delay) => {}
+        }
+        delay = (delay * 2).min(RECONNECT_DELAYS.1);
+    }
 }
 
 /// Parses a `game_id:last_seq` payload (the game id may itself hold colons)
@@ -937,4 +973,117 @@ fn token_from_row(row: &PgRow) -> Result<TokenRow, sqlx::Error> {
         label: row.try_get(3)?,
         created_wall_ms: row.try_get(4)?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+    use std::error::Error as StdError;
+
+    use sqlx::error::{DatabaseError, ErrorKind};
+
+    use super::*;
+
+    /// A database error with the given SQLSTATE and constraint, as the
+    /// PostgreSQL driver reports them.
+    #[derive(Debug)]
+    struct Fake {
+        code: &'static str,
+        constraint: Option<&'static str>,
+    }
+
+    impl std::fmt::Display for Fake {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "simulated error")
+        }
+    }
+
+    impl StdError for Fake {}
+
+    impl DatabaseError for Fake {
+        fn message(&self) -> &str {
+            "simulated error"
+        }
+
+        fn code(&self) -> Option<Cow<'_, str>> {
+            Some(Cow::Borrowed(self.code))
+        }
+
+        fn as_error(&self) -> &(dyn StdError + Send + Sync + 'static) {
+            self
+        }
+
+        fn as_error_mut(&mut self) -> &mut (dyn StdError + Send + Sync + 'static) {
+            self
+        }
+
+        fn into_error(self: Box<Self>) -> Box<dyn StdError + Send + Sync + 'static> {
+            self
+        }
+
+        fn constraint(&self) -> Option<&str> {
+            self.constraint
+        }
+
+        fn kind(&self) -> ErrorKind {
+            ErrorKind::Other
+        }
+    }
+
+    fn database(code: &'static str, constraint: Option<&'static str>) -> sqlx::Error {
+        sqlx::Error::Database(Box::new(Fake { code, constraint }))
+    }
+
+    #[test]
+    fn failures_of_the_database_are_unavailable() {
+        let refused = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "refused");
+        for (what, error) in [
+            ("connection refused", sqlx::Error::Io(refused)),
+            ("pool timeout", sqlx::Error::PoolTimedOut),
+            ("closed pool", sqlx::Error::PoolClosed),
+            ("administrator shutdown", database("57P01", None)),
+            ("cannot connect now", database("57P03", None)),
+            ("disk full", database("53100", None)),
+            ("out of memory", database("53200", None)),
+            ("too many connections", database("53300", None)),
+            ("read-only transaction", database("25006", None)),
+            ("connection failure", database("08006", None)),
+            ("serialization failure", database("40001", None)),
+            ("deadlock", database("40P01", None)),
+            ("statement timeout", database("57014", None)),
+        ] {
+            let mapped = classify(error);
+            assert!(matches!(mapped, StoreError::Unavailable(_)), "{what}: {mapped:?}");
+        }
+        // The SQLSTATE is kept for the operator.
+        let mapped = classify(database("53100", None));
+        assert!(matches!(&mapped, StoreError::Unavailable(reason) if reason.contains("53100")), "{mapped:?}");
+    }
+
+    #[test]
+    fn integrity_violations_are_invalid() {
+        for code in ["23505", "23503", "23514", "23502"] {
+            assert!(matches!(classify(database(code, Some("x"))), StoreError::Invalid(_)), "{code}");
+        }
+    }
+
+    #[test]
+    fn unique_violations_name_their_constraint() {
+        let taken = database("23505", Some(constraint::GAMES_PKEY));
+        assert_eq!(unique_violation(&taken), Some(constraint::GAMES_PKEY));
+        assert_eq!(unique_violation(&database("23503", Some("game_events_game_id_fkey"))), None);
+        assert_eq!(unique_violation(&sqlx::Error::PoolTimedOut), None);
+    }
+
+    #[test]
+    fn lost_connections_are_replaced() {
+        // The session survives a failed statement...
+        assert!(leaves_connection_usable(&database("53100", None)));
+        assert!(leaves_connection_usable(&database("25006", None)));
+        // ...but not a shutdown, a broken connection or an I/O error.
+        assert!(!leaves_connection_usable(&database("57P01", None)));
+        assert!(!leaves_connection_usable(&database("08006", None)));
+        let reset = std::io::Error::new(std::io::ErrorKind::ConnectionReset, "reset");
+        assert!(!leaves_connection_usable(&sqlx::Error::Io(reset)));
+    }
 }

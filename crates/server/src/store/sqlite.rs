@@ -24,6 +24,12 @@
 //! Reads use a separate pool: in WAL mode readers see the last committed
 //! state without waiting for the writer.
 //!
+//! After each commit the writer announces the batch's appends to the
+//! store's subscribers (see [`EventStore::subscribe`]), before answering
+//! their callers. It only knows of its own appends: another process writing
+//! the same file goes unannounced, which is why several replicas need the
+//! PostgreSQL backend.
+//!
 //! Two things keep the writer fast enough for thousands of appends per
 //! second on a small machine:
 //!
@@ -420,6 +426,13 @@ impl EventStore for SqliteStore {
         sqlx::query_scalar("SELECT id FROM replicas WHERE seen_wall_ms >= ?1 ORDER BY id")
             .bind(now_wall_ms.saturating_sub(max_age_ms))
             .fetch_all(&self.inner.read)
+            .await
+            .map_err(unavailable)
+    }
+
+    async fn last_heartbeat(&self) -> Result<Option<i64>, StoreError> {
+        sqlx::query_scalar("SELECT MAX(seen_wall_ms) FROM replicas")
+            .fetch_one(&self.inner.read)
             .await
             .map_err(unavailable)
     }

@@ -74,6 +74,15 @@ async fn flag_with_a_bare_king_opponent_is_a_draw_under_6_9() {
     assert_eq!(game.status, pb::GameStatus::Finished as i32);
     let end = game.end.unwrap();
     assert_eq!((end.result.as_str(), end.rule_id.as_str()), ("1/2-1/2", "FIDE-6.9"));
+    // The PGN: the set-up position, the result, and the rulings given before
+    // any move in the annotator's note.
+    let pgn =
+        arbiter.export_pgn(pb::ExportPgnRequest { name: t.name.clone() }).await.unwrap().into_inner().pgn;
+    assert!(pgn.contains("[FEN \"4k3/8/8/8/8/8/8/3QK3 w - - 0 1\"]"), "{pgn}");
+    assert!(pgn.contains("[SetUp \"1\"]"), "{pgn}");
+    assert!(pgn.contains("[Result \"1/2-1/2\"]"), "{pgn}");
+    assert!(pgn.contains("FIDE-6.9") && pgn.contains("FIDE-6.10"), "{pgn}");
+    assert!(pgn.trim_end().ends_with("1/2-1/2"), "{pgn}");
     server.stop().await;
 }
 
@@ -83,7 +92,8 @@ async fn flag_with_mating_material_loses_under_6_9() {
     let mut arbiter = server.arbiter().await;
     // One second for the whole game, in the human form with units.
     let t = create(&server, &mut arbiter, new_game(regulations("1s", pb::Mode::OverTheBoard), true)).await;
-    assert_eq!(clocks(&t.game).white_remaining_ms, 1000);
+    let left = clocks(&t.game).white_remaining_ms;
+    assert!((900..=1000).contains(&left), "{left}");
     assert_eq!(t.game.category, pb::Category::Blitz as i32);
     tokio::time::sleep(Duration::from_millis(1100)).await;
     let events = wait_for_events(&mut arbiter, &t.name, 2, Duration::from_secs(3)).await;

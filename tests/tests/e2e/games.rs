@@ -166,10 +166,12 @@ async fn over_the_board_game_to_checkmate_make_and_press() {
     assert_eq!(parsed.sans().collect::<Vec<_>>(), ["f3", "e5", "g4", "Qh4#"]);
     assert_eq!(parsed.result(), Some(PgnResult::BlackWins));
     assert_eq!(parsed.tag("TimeControl"), Some("5400+30"), "{pgn}");
-    for m in &parsed.moves[..3] {
-        // 90 minutes, plus 30 s increment, minus a few milliseconds.
+    // 90 minutes, the first increment given at the start (DEC-7), 30 s per
+    // completed move, minus the few milliseconds used.
+    for (m, expected) in parsed.moves[..3].iter().zip([5460, 5460, 5490]) {
         let clk = m.clock.unwrap_or_else(|| panic!("no [%clk]: {pgn}"));
-        assert!(clk > Duration::from_secs(5420) && clk <= Duration::from_secs(5430), "{clk:?}: {pgn}");
+        let expected = Duration::from_secs(expected);
+        assert!(clk <= expected && clk > expected - Duration::from_secs(1), "{clk:?}: {pgn}");
     }
     assert!(parsed.moves[3].comments.iter().any(|c| c.contains("FIDE-5.1.1")), "{pgn}");
     assert!(pgn.contains("[%clk"), "{pgn}");
@@ -208,5 +210,61 @@ async fn resignation_and_rulings_in_pgn_comments() {
     let comments = parsed.moves[1].comments.join(" ");
     assert!(comments.contains("FIDE-12.9"), "{pgn}");
     assert!(comments.contains("FIDE-5.1.2"), "{pgn}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pgn_of_a_game_from_a_set_up_position_with_black_to_move() {
+    let server = TestServer::start().await;
+    let mut arbiter = server.arbiter().await;
+    let mut regs = regulations("90+30", pb::Mode::OverTheBoard);
+    // After 1. e4: Black to move.
+    regs.start_fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".into();
+    let t = create(&server, &mut arbiter, new_game(regs, true)).await;
+    assert_eq!(t.game.side_to_move, pb::Color::Black as i32);
+    assert_eq!(t.game.clocks.as_ref().unwrap().running, pb::Color::Black as i32, "the side to move starts");
+    let game = arbiter_e2e::play_otb(&mut arbiter, &t.name, 1, &["c7c5", "g1f3", "d7d6"]).await;
+    assert_eq!(game.moves_san, ["c5", "Nf3", "d6"]);
+    let pgn =
+        arbiter.export_pgn(pb::ExportPgnRequest { name: t.name.clone() }).await.unwrap().into_inner().pgn;
+    assert!(pgn.contains("1... c5"), "{pgn}");
+    let parsed = parse_pgn(&pgn);
+    assert_eq!(parsed.tag("SetUp"), Some("1"));
+    assert_eq!(parsed.tag("FEN"), Some("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"));
+    assert_eq!(parsed.sans().collect::<Vec<_>>(), ["c5", "Nf3", "d6"]);
+    assert!(parsed.moves.iter().all(|m| m.clock.is_some()), "{pgn}");
+    assert_eq!(parsed.result(), Some(PgnResult::Unknown), "a game in progress: {pgn}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chess960_castling_online_and_in_pgn() {
+    let server = TestServer::start().await;
+    let mut arbiter = server.arbiter().await;
+    let mut regs = regulations("300+2", pb::Mode::Online);
+    regs.chess960 = true;
+    // The standard set-up is one of the 960 (518): castling is king takes rook.
+    let mut t = create(&server, &mut arbiter, new_game(regs, true)).await;
+    let r = play_online(&mut t, &["e4", "e5", "Nf3", "Nf6", "Bc4", "Bc5", "O-O"]).await.remove(6);
+    let made = expect_ruling(r.event.as_ref().unwrap(), "MOVE_MADE");
+    assert_eq!(made.facts["san"], "O-O");
+    assert_eq!(t.game.moves_san.last().unwrap(), "O-O");
+    assert_eq!(t.game.moves_uci.last().unwrap(), "e1h1", "king takes rook in Chess960");
+    assert!(
+        t.game.fen.starts_with("rnbqk2r/pppp1ppp/5n2/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQ1RK1 b"),
+        "{}",
+        t.game.fen
+    );
+    // A king step onto g8 without the castling intent is not castling.
+    let s = arbiter_e2e::expect_code(
+        t.black.make_move(arbiter_e2e::make_move(&t.name, "e8g8")).await,
+        Code::FailedPrecondition,
+    );
+    assert_eq!(arbiter_e2e::reason(&s), "ILLEGAL_MOVE");
+    let pgn =
+        arbiter.export_pgn(pb::ExportPgnRequest { name: t.name.clone() }).await.unwrap().into_inner().pgn;
+    let parsed = parse_pgn(&pgn);
+    assert_eq!(parsed.tag("Variant"), Some("Chess960"), "{pgn}");
+    assert_eq!(parsed.sans().last(), Some("O-O"), "{pgn}");
     server.stop().await;
 }

@@ -51,6 +51,30 @@ async fn unauthenticated_callers_are_refused() {
     );
     assert!(s.message().contains("authorization"), "{s:?}");
     expect_code(headerless.list_games(pb::ListGamesRequest::default()).await, Code::Unauthenticated);
+    // Authentication comes before any check of the request.
+    expect_code(
+        headerless.get_game(pb::GetGameRequest { name: "not a name".into() }).await,
+        Code::Unauthenticated,
+    );
+    expect_code(
+        headerless
+            .watch_game(pb::WatchGameRequest { name: t.name.clone(), after_seq: -1 })
+            .await
+            .map(|_| tonic::Response::new(())),
+        Code::Unauthenticated,
+    );
+    expect_code(
+        headerless.list_games(pb::ListGamesRequest { page_size: -1, ..Default::default() }).await,
+        Code::Unauthenticated,
+    );
+    expect_code(
+        headerless.make_move(pb::MakeMoveRequest { color: 9, ..make_move("games/BAD", "zz") }).await,
+        Code::Unauthenticated,
+    );
+    expect_code(
+        headerless.create_game(pb::CreateGameRequest { game_id: "BAD".into(), ..Default::default() }).await,
+        Code::Unauthenticated,
+    );
 
     for token in [
         "wrong-token",

@@ -181,6 +181,32 @@ async fn malformed_input_names_the_field() {
         ("regulations.category", create(&|r| r.regulations.as_mut().unwrap().category = 9)),
         ("regulations.regime", create(&|r| r.regulations.as_mut().unwrap().regime = -1)),
         ("regulations.penalty_ms", create(&|r| r.regulations.as_mut().unwrap().penalty_ms = Some(0))),
+        ("regulations.penalty_ms", create(&|r| r.regulations.as_mut().unwrap().penalty_ms = Some(i64::MIN))),
+        (
+            "regulations.default_time_ms",
+            create(&|r| r.regulations.as_mut().unwrap().default_time_ms = Some(i64::MAX)),
+        ),
+        (
+            "regulations.device_penalty_deduct_ms",
+            create(&|r| r.regulations.as_mut().unwrap().device_penalty_deduct_ms = i64::MIN),
+        ),
+        (
+            "regulations.max_lag_compensation_ms",
+            create(&|r| r.regulations.as_mut().unwrap().max_lag_compensation_ms = -1),
+        ),
+        (
+            "regulations.time_control",
+            create(&|r| r.regulations.as_mut().unwrap().time_control = "99999999999999999999+1".into()),
+        ),
+        (
+            "regulations.guidelines_iii",
+            create(&|r| {
+                let regs = r.regulations.as_mut().unwrap();
+                regs.time_control = "90".into();
+                regs.mode = pb::Mode::Online as i32;
+                regs.guidelines_iii = true;
+            }),
+        ),
         (
             "regulations.reconnect_window_ms",
             create(&|r| r.regulations.as_mut().unwrap().reconnect_window_ms = Some(-5)),
@@ -572,5 +598,25 @@ async fn list_game_events_pages() {
     assert_eq!(events[0].act, "START");
     assert!(events.windows(2).all(|w| w[0].game_time_ms <= w[1].game_time_ms));
     assert_eq!(events[6].fen, t.game.fen);
+    server.stop().await;
+}
+
+/// A request larger than the server accepts (64 KiB by default) is refused
+/// and the connection keeps serving.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oversized_requests_are_refused_with_error_info() {
+    let server = TestServer::start().await;
+    let mut a = server.arbiter().await;
+    let mut request = new_game(regulations("90+30", pb::Mode::OverTheBoard), true);
+    request.event = "x".repeat(70_000);
+    let status = a.create_game(request).await.unwrap_err();
+    assert!(
+        matches!(status.code(), Code::ResourceExhausted | Code::OutOfRange | Code::InvalidArgument),
+        "{status:?}"
+    );
+    // The service still answers on the same connection.
+    a.list_games(pb::ListGamesRequest::default()).await.unwrap();
+    // Known gap: tonic's decoder refuses the message before the service sees
+    // it, so this status carries no `google.rpc.ErrorInfo` yet.
     server.stop().await;
 }
