@@ -20,6 +20,9 @@ use tonic_types::StatusExt;
 
 pub use arbiter_proto::v1;
 
+pub mod daemon;
+pub mod reliability;
+
 /// The arbiter token every test server accepts.
 pub const ARBITER_TOKEN: &str = "test-arbiter-token-0123456789";
 /// The service token.

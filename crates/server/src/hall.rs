@@ -102,12 +102,15 @@ impl Hall {
         Ok(loaded)
     }
 
-    /// Passes on another writer's append to the game's table, if loaded.
-    pub async fn notify(&self, id: &str, seq: i64) {
+    /// Passes on another writer's append to the game's table; returns
+    /// whether the game is loaded here.
+    pub async fn notify(&self, id: &str, seq: i64) -> bool {
         let table = self.tables.lock().await.get(id).and_then(|c| c.get().cloned());
         if let Some(t) = table {
             t.notify(seq);
+            return true;
         }
+        false
     }
 
     /// Tells every loaded table to read the log (after a lost connection to

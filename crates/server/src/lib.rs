@@ -88,7 +88,17 @@ pub enum ServerError {
 /// A replica whose heartbeat is older than this is taken for dead.
 const REPLICA_TIMEOUT_MS: i64 = 5_000;
 
-/// What a replica does besides serving: a heartbeat every second (the last
+/// How often a replica records that it is alive. After a crash, the thinking
+/// time between the last heartbeat and the crash is given back to the player
+/// on move (the outage is counted from the last heartbeat), so this bounds
+/// that gift; four small writes a second cost nothing next to the moves.
+const HEARTBEAT_INTERVAL: Duration = Duration::from_millis(250);
+
+/// How often a replica on a shared database loads the unfinished games it
+/// has not loaded yet (games created elsewhere that no append announced).
+const SWEEP_INTERVAL: Duration = Duration::from_secs(2);
+
+/// What a replica does besides serving: a heartbeat every 250 ms (the last
 /// one tells the next start how long the service was down), and on a shared
 /// database, passing other replicas' appends on to the loaded tables (so
 /// reads and watch streams here see them).
@@ -102,7 +112,10 @@ async fn replica_duties(
     // Alone on an embedded database, nobody else appends: no need to listen.
     let mut appended = store.subscribe();
     let mut listening = shared;
-    let mut beat = tokio::time::interval(Duration::from_secs(1));
+    let mut beat = tokio::time::interval(HEARTBEAT_INTERVAL);
+    let mut sweep = tokio::time::interval(SWEEP_INTERVAL);
+    sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut sweeping: Option<tokio::task::JoinHandle<()>> = None;
     loop {
         tokio::select! {
             () = stop.cancelled() => return,
@@ -111,9 +124,29 @@ async fn replica_duties(
                     tracing::warn!(error = %e, "heartbeat failed");
                 }
             }
+            // Every replica keeps every unfinished game loaded, so that each
+            // runs every game's timer: when the replica a game was played on
+            // dies, the others still rule on its flag at the deadline.
+            _ = sweep.tick(), if shared => {
+                // One sweep at a time: with many games to load, a sweep can
+                // outlast the interval.
+                if sweeping.as_ref().is_none_or(tokio::task::JoinHandle::is_finished) {
+                    let hall = hall.clone();
+                    sweeping = Some(tokio::spawn(async move {
+                        let _ = hall.load_unfinished().await;
+                    }));
+                }
+            }
             received = appended.recv(), if listening => match received {
                 Ok((game, _)) if game == "*" => hall.notify_all().await,
-                Ok((game, seq)) => hall.notify(&game, seq).await,
+                Ok((game, seq)) => {
+                    if !hall.notify(&game, seq).await {
+                        // A game another replica started: load it now
+                        // rather than at the next sweep.
+                        let hall = hall.clone();
+                        tokio::spawn(async move { let _ = hall.table(&game).await; });
+                    }
+                }
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => hall.notify_all().await,
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => listening = false,
             },

@@ -382,6 +382,17 @@ impl Arbiter {
         // Subscribe before reading the log, so nothing falls between the two.
         let live = table.subscribe();
         let game = table.read().await?;
+        // A resume point beyond the log is the client's mistake (another
+        // game's number, or a log it imagines): say so rather than wait for
+        // events that will never come. The table may lag behind a write by
+        // another replica, so the log itself has the last word.
+        if r.after_seq > game.last_seq && self.hall.store().events(&id, r.after_seq - 1, 1).await?.is_empty()
+        {
+            return Err(ApiError::field(
+                "after_seq",
+                format!("is beyond the last event of {} ({})", r.name, game.last_seq),
+            ));
+        }
         let (tx, rx) = mpsc::channel(64);
         let watcher = Watcher {
             id,

@@ -610,8 +610,10 @@ impl Table {
             black_ms: self.game.remaining_ms(Color::Black, at),
             running: clock.running(),
             paused: clock.is_paused(),
-            white_moves: clock.moves_completed(Color::White),
-            black_moves: clock.moves_completed(Color::Black),
+            // The game's count, not the clock's: a game-ending move (mate,
+            // stalemate) is completed without a press.
+            white_moves: self.game.moves_completed(Color::White),
+            black_moves: self.game.moves_completed(Color::Black),
         }
     }
 

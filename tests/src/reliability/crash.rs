@@ -1,0 +1,1 @@
+//! (scenario: crash; to be written)

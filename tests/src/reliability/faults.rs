@@ -1,0 +1,1 @@
+//! (scenario: faults; to be written)

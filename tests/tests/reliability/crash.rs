@@ -1,0 +1,1 @@
+//! (CI short form of the crash scenario; to be written)

@@ -1,0 +1,1 @@
+//! (CI short form of the faults scenario; to be written)

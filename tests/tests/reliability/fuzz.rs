@@ -1,0 +1,1 @@
+//! (CI short form of the fuzz scenario; to be written)

@@ -1,0 +1,1 @@
+//! (CI short form of the soak scenario; to be written)
