@@ -42,6 +42,14 @@ pub enum ApiError {
     /// Storage is down or full; the request changed nothing.
     #[error("{0}")]
     Unavailable(String),
+    /// The request is not a well-formed message of its method (it could not
+    /// be decoded, or the body ended early): rejected by the transport
+    /// before any handler saw it.
+    #[error("the request is not a well-formed message: {0}")]
+    Malformed(String),
+    /// The request is larger than the configured limit.
+    #[error("{0}")]
+    TooLarge(String),
     /// A fault of the service itself (for example a corrupt log). Never
     /// caused by a client's input.
     #[error("{0}")]
@@ -69,6 +77,8 @@ impl ApiError {
             ApiError::PermissionDenied(_) => "PERMISSION_DENIED",
             ApiError::Aborted { reason, .. } => reason,
             ApiError::Unavailable(_) => "STORAGE_UNAVAILABLE",
+            ApiError::Malformed(_) => "MALFORMED_REQUEST",
+            ApiError::TooLarge(_) => "REQUEST_TOO_LARGE",
             ApiError::Internal(_) => "INTERNAL",
         }
     }
@@ -93,6 +103,8 @@ impl ApiError {
             ApiError::PermissionDenied(_) => Code::PermissionDenied,
             ApiError::Aborted { .. } => Code::Aborted,
             ApiError::Unavailable(_) => Code::Unavailable,
+            ApiError::Malformed(_) => Code::InvalidArgument,
+            ApiError::TooLarge(_) => Code::ResourceExhausted,
             ApiError::Internal(_) => Code::Internal,
         }
     }
@@ -158,4 +170,65 @@ impl From<StoreError> for ApiError {
             StoreError::Unavailable(m) => ApiError::Unavailable(format!("storage is unavailable: {m}")),
         }
     }
+}
+
+/// Gives the statuses the gRPC transport produces by itself (before any
+/// handler runs) the same shape as the service's own: a request that does
+/// not decode is the client's error, so INVALID_ARGUMENT rather than the
+/// INTERNAL the codec reports; a request over the size limit is
+/// RESOURCE_EXHAUSTED (as other gRPC implementations answer); and every
+/// status gets an ErrorInfo. Returns `None` for a status that already has
+/// details (the service's own) or needs no change.
+#[must_use]
+pub fn explain_transport_status(status: &Status) -> Option<Status> {
+    if !status.details().is_empty() || status.code() == Code::Ok {
+        return None;
+    }
+    let message = status.message();
+    let client_caused_decode = [
+        "failed to decode Protobuf message",
+        "Missing request message",
+        "Unexpected EOF decoding stream",
+        "protocol error",
+        "Error decompressing",
+    ]
+    .iter()
+    .any(|prefix| message.starts_with(prefix));
+    let explained = match status.code() {
+        Code::Internal if client_caused_decode => ApiError::Malformed(message.to_string()).into(),
+        Code::OutOfRange if message.contains("message length too large") => {
+            ApiError::TooLarge(format!("the request is too large: {message}")).into()
+        }
+        code => {
+            let reason = match code {
+                Code::Unimplemented => "UNIMPLEMENTED",
+                Code::Cancelled => "CANCELLED",
+                Code::DeadlineExceeded => "DEADLINE_EXCEEDED",
+                Code::ResourceExhausted => "RESOURCE_EXHAUSTED",
+                Code::InvalidArgument => "INVALID_ARGUMENT",
+                Code::Unavailable => "UNAVAILABLE",
+                _ => "TRANSPORT",
+            };
+            let details = ErrorDetails::with_error_info(reason, DOMAIN, HashMap::new());
+            Status::with_error_details(code, message, details)
+        }
+    };
+    Some(explained)
+}
+
+/// Applies [`explain_transport_status`] to a trailers-only response (an
+/// error answered before any message was sent).
+pub fn explain_transport_response<B>(
+    mut response: tonic::codegen::http::Response<B>,
+) -> tonic::codegen::http::Response<B> {
+    if let Some(status) = Status::from_header_map(response.headers())
+        && let Some(explained) = explain_transport_status(&status)
+    {
+        // The status is the whole answer: replace it, message and details.
+        response.headers_mut().remove("grpc-message");
+        if explained.add_header(response.headers_mut()).is_err() {
+            tracing::warn!(code = ?status.code(), "cannot rewrite a transport status");
+        }
+    }
+    response
 }

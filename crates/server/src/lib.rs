@@ -241,6 +241,7 @@ pub async fn run(
         .max_decoding_message_size(config.max_request_bytes)
         .max_encoding_message_size(16 * 1024 * 1024);
     let mut builder = Server::builder()
+        .layer(tower::util::MapResponseLayer::new(error::explain_transport_response))
         .max_concurrent_streams(config.max_streams_per_connection)
         .http2_keepalive_interval(Some(Duration::from_secs(30)))
         .http2_keepalive_timeout(Some(Duration::from_secs(20)));

@@ -130,6 +130,9 @@ async fn over_the_board_game_to_checkmate_make_and_press() {
             assert_eq!(game.status, pb::GameStatus::Finished as i32);
             let over = expect_ruling(&event, "GAME_OVER");
             assert_eq!((over.rule_id.as_str(), over.facts["result"].as_str()), ("FIDE-5.1.1", "0-1"));
+            // The mating move counts as completed in the clock reading too.
+            let clocks = game.clocks.as_ref().unwrap();
+            assert_eq!((clocks.white_moves, clocks.black_moves), (2, 2));
             let s = expect_reason(
                 player.press_clock(pb::PressClockRequest { name: name.clone(), ..Default::default() }).await,
                 Code::FailedPrecondition,

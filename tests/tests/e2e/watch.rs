@@ -155,3 +155,21 @@ async fn a_flag_reaches_the_watcher_and_ends_the_stream() {
     assert!(next_event(&mut stream).await.is_none(), "the stream ends with the game");
     server.stop().await;
 }
+
+/// A resume point beyond the log is refused (it is another game's number,
+/// or a log the client imagines) instead of waiting for events that will
+/// never come; the last event itself is a valid resume point.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resume_point_beyond_the_log_is_refused() {
+    let server = TestServer::start().await;
+    let mut arbiter = server.arbiter().await;
+    let mut t = create(&server, &mut arbiter, new_game(regulations("300+2", pb::Mode::Online), true)).await;
+    play_online(&mut t, &["e4", "e5"]).await;
+    let mut viewer = server.client(Some(VIEWER_TOKEN)).await;
+    let (snapshot, _stream) = watch(&mut viewer, &t.name, 3).await;
+    assert_eq!(snapshot.last_seq, 3);
+    let result = viewer.watch_game(pb::WatchGameRequest { name: t.name.clone(), after_seq: 4 }).await;
+    let status = arbiter_e2e::expect_bad_field(result, "after_seq");
+    assert!(status.message().contains("beyond the last event"), "{status:?}");
+    server.stop().await;
+}
