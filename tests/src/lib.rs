@@ -374,7 +374,7 @@ pub async fn create(server: &TestServer, client: &mut Client, request: pb::Creat
 
 /// The colour to move after `ply` plies from a position with White to move.
 pub fn color_of_ply(ply: usize) -> pb::Color {
-    if ply % 2 == 0 { pb::Color::White } else { pb::Color::Black }
+    if ply.is_multiple_of(2) { pb::Color::White } else { pb::Color::Black }
 }
 
 /// A MakeMove request (colour unspecified: a player token supplies it).

@@ -73,7 +73,7 @@ pub fn export(game: &pb::Game, events: &[EventRow]) -> Result<String, ApiError> 
     }
 
     let mut moves = Vec::with_capacity(game.moves_uci.len());
-    let mut pos = start.clone();
+    let mut pos = start;
     for (i, text) in game.moves_uci.iter().enumerate() {
         let m = pos
             .parse_uci(text)

@@ -190,7 +190,7 @@ async fn watchers_are_told_to_resume_and_can() {
         .unwrap()
         .into_inner();
     let mut seqs = Vec::new();
-    while seqs.len() < 1 {
+    while seqs.is_empty() {
         let m =
             tokio::time::timeout(Duration::from_secs(5), stream.message()).await.unwrap().unwrap().unwrap();
         if let Some(pb::watch_game_response::Item::Event(e)) = m.item {
