@@ -87,7 +87,18 @@ impl TestServer {
         database_url: String,
         adjust: impl FnOnce(&mut Config),
     ) -> TestServer {
-        TestServer::start_inner(dir, database_url, None, adjust).await
+        TestServer::start_inner(any_port(), dir, database_url, None, adjust).await
+    }
+
+    /// A server on `addr` (a restarted server on the address its clients
+    /// know), on `database_url`.
+    pub async fn start_at(
+        addr: SocketAddr,
+        dir: Option<tempfile::TempDir>,
+        database_url: String,
+        adjust: impl FnOnce(&mut Config),
+    ) -> TestServer {
+        TestServer::start_inner(addr, dir, database_url, None, adjust).await
     }
 
     /// A server that serves TLS with `tls`; its clients (and the readiness
@@ -98,16 +109,29 @@ impl TestServer {
         tls: arbiter_server::TlsFiles,
         ca_pem: Vec<u8>,
     ) -> TestServer {
-        TestServer::start_inner(dir, database_url, Some(ca_pem), move |config| config.tls = Some(tls)).await
+        TestServer::start_inner(any_port(), dir, database_url, Some(ca_pem), move |config| {
+            config.tls = Some(tls)
+        })
+        .await
     }
 
     async fn start_inner(
+        addr: SocketAddr,
         dir: Option<tempfile::TempDir>,
         database_url: String,
         tls_ca: Option<Vec<u8>>,
         adjust: impl FnOnce(&mut Config),
     ) -> TestServer {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        // Rebinding the port of a server just stopped may need a moment.
+        let mut bound = tokio::net::TcpListener::bind(addr).await;
+        for _ in 0..100 {
+            if bound.is_ok() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            bound = tokio::net::TcpListener::bind(addr).await;
+        }
+        let listener = bound.unwrap_or_else(|e| panic!("cannot bind {addr}: {e}"));
         let addr = listener.local_addr().expect("addr");
         let mut config = Config::new(database_url.clone());
         config.tokens = vec![
@@ -240,6 +264,47 @@ impl TestServer {
         }
         (self.dir.take(), self.database_url.clone())
     }
+}
+
+/// `127.0.0.1:0`: any free port.
+pub fn any_port() -> SocketAddr {
+    SocketAddr::from(([127, 0, 0, 1], 0))
+}
+
+/// A test CA and a certificate it signed for `localhost` and `127.0.0.1`,
+/// made in `dir` with the `openssl` CLI. Returns (CA certificate, server
+/// certificate, server key), PEM; `dir` keeps `ca.pem` for a CLI to read.
+pub fn test_certificates(dir: &Path) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
+    let openssl = |args: &[&str]| {
+        let out = std::process::Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("the openssl CLI runs");
+        assert!(out.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+    let mut ca = vec!["req", "-x509"];
+    ca.extend(ec);
+    ca.extend(["-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Arbiter Test CA"]);
+    ca.extend(["-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign"]);
+    openssl(&ca);
+    let mut csr = vec!["req"];
+    csr.extend(ec);
+    csr.extend(["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost"]);
+    openssl(&csr);
+    std::fs::write(
+        dir.join("server.ext"),
+        "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n\
+         extendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n",
+    )
+    .expect("write server.ext");
+    let sign = "x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2";
+    let mut args: Vec<&str> = sign.split(' ').collect();
+    args.extend(["-extfile", "server.ext"]);
+    openssl(&args);
+    let read = |f: &str| std::fs::read(dir.join(f)).expect("read a generated PEM file");
+    (read("ca.pem"), read("server.pem"), read("server.key"))
 }
 
 /// Regulations with just a time control and a mode.

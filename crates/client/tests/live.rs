@@ -10,128 +10,18 @@ use std::time::Duration;
 
 use arbiter_chess::Color;
 use arbiter_client::{Client, Code, RetryPolicy, TlsOptions, WatchItem, WatchOptions, pb};
-use arbiter_server::auth::Role;
-use arbiter_server::{Config, ServerError, TlsFiles};
-use tokio::sync::oneshot;
+use arbiter_e2e::{ARBITER_TOKEN, TestServer, VIEWER_TOKEN};
+use arbiter_server::TlsFiles;
 use tokio_stream::StreamExt;
 
-const ARBITER_TOKEN: &str = "live-arbiter-token-0123456789";
-const SERVICE_TOKEN: &str = "live-service-token-0123456789";
-const VIEWER_TOKEN: &str = "live-viewer-token-01234567890";
-
-/// A running server.
-struct Server {
-    addr: SocketAddr,
-    stop: Option<oneshot::Sender<()>>,
-    kill: Option<oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<Result<(), ServerError>>>,
-}
-
-impl Server {
-    /// A server on `addr` (`127.0.0.1:0` for any port) and `database_url`.
-    async fn start(addr: SocketAddr, database_url: &str) -> Server {
-        Server::start_with(addr, database_url, None).await
-    }
-
-    /// A server that serves TLS with `tls` when given.
-    async fn start_with(addr: SocketAddr, database_url: &str, tls: Option<TlsFiles>) -> Server {
-        let https = tls.is_some();
-        // Rebinding the port of a server just stopped may need a moment.
-        let mut listener = None;
-        for _ in 0..100 {
-            match tokio::net::TcpListener::bind(addr).await {
-                Ok(l) => {
-                    listener = Some(l);
-                    break;
-                }
-                Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
-            }
-        }
-        let listener = listener.expect("bind");
-        let addr = listener.local_addr().expect("addr");
-        let mut config = Config::new(database_url.to_string());
-        config.tokens = vec![
-            (Role::Arbiter, ARBITER_TOKEN.to_string()),
-            (Role::Service, SERVICE_TOKEN.to_string()),
-            (Role::Viewer, VIEWER_TOKEN.to_string()),
-        ];
-        config.heartbeat = Duration::from_millis(200);
-        config.tls = tls;
-        let (stop, stopped) = oneshot::channel::<()>();
-        let (kill, killed) = oneshot::channel::<()>();
-        let listener = listener.into_std().expect("std listener");
-        let thread = std::thread::spawn(move || -> Result<(), ServerError> {
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .expect("server runtime");
-            let result = runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
-                let served = arbiter_server::run(listener, config, async {
-                    let _ = stopped.await;
-                });
-                tokio::select! {
-                    r = served => r,
-                    _ = killed => Ok(()),
-                }
-            });
-            runtime.shutdown_background();
-            result
-        });
-        let server = Server { addr, stop: Some(stop), kill: Some(kill), thread: Some(thread) };
-        if !https {
-            server.wait_ready().await;
-        }
-        server
-    }
-
-    async fn wait_ready(&self) {
-        let client = Client::connect_lazy(self.url(), Some(ARBITER_TOKEN.into()), None).unwrap();
-        for _ in 0..200 {
-            let page = client.list_games(pb::ListGamesRequest { page_size: 1, ..Default::default() });
-            if page.retry(RetryPolicy::NONE).await.is_ok() {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(25)).await;
-        }
-        panic!("the server did not become ready");
-    }
-
-    fn url(&self) -> String {
-        format!("http://{}", self.addr)
-    }
-
-    /// Stops gracefully (watchers get UNAVAILABLE).
-    async fn stop(mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            let joined = tokio::task::spawn_blocking(move || thread.join());
-            let result =
-                tokio::time::timeout(Duration::from_secs(30), joined).await.expect("stopped in time");
-            result.expect("join").expect("server thread").expect("server stopped cleanly");
-        }
-    }
-
-    /// Drops the server's runtime mid-flight: connections are cut.
-    async fn kill(mut self) {
-        if let Some(kill) = self.kill.take() {
-            let _ = kill.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = tokio::task::spawn_blocking(move || thread.join()).await;
-        }
-    }
-}
-
+/// A fresh SQLite file in `dir`.
 fn database(dir: &tempfile::TempDir) -> String {
     format!("sqlite://{}", dir.path().join("arbiter.db").display())
 }
 
-fn any_port() -> SocketAddr {
-    "127.0.0.1:0".parse().unwrap()
+/// A server on any port and `database_url` (the shared end-to-end harness).
+async fn start(database_url: &str) -> TestServer {
+    TestServer::start_with(None, database_url.to_string(), |_| {}).await
 }
 
 fn online_game(id: &str) -> pb::CreateGameRequest {
@@ -155,7 +45,7 @@ fn online_game(id: &str) -> pb::CreateGameRequest {
 async fn game_to_mate_with_a_watch_across_a_kill_and_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let db = database(&dir);
-    let server = Server::start(any_port(), &db).await;
+    let server = start(&db).await;
     let addr = server.addr;
     let arbiter = Client::connect(server.url(), Some(ARBITER_TOKEN.into()), None).await.unwrap();
 
@@ -211,7 +101,7 @@ async fn game_to_mate_with_a_watch_across_a_kill_and_a_restart() {
 
     // Kill the server mid-watch; restart it on the same address and data.
     server.kill().await;
-    let server = Server::start(addr, &db).await;
+    let server = TestServer::start_at(addr, None, db.clone(), |_| {}).await;
     // The first call after the restart may meet the dead connection: the
     // retry policy resends it.
     let o = white.make_move("live-mate", Color::White, "Bc4").await.unwrap();
@@ -221,7 +111,7 @@ async fn game_to_mate_with_a_watch_across_a_kill_and_a_restart() {
 
     // Now a graceful stop (watchers are told UNAVAILABLE) and a restart.
     server.stop().await;
-    let server = Server::start(addr, &db).await;
+    let server = TestServer::start_at(addr, None, db.clone(), |_| {}).await;
     white.make_move("live-mate", None, "Qh5").await.unwrap();
     black.make_move("live-mate", None, "Nf6").await.unwrap();
     let mate = white.make_move("live-mate", None, "Qxf7#").await.unwrap();
@@ -286,7 +176,7 @@ async fn game_to_mate_with_a_watch_across_a_kill_and_a_restart() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn errors_carry_code_reason_rule_and_fields() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(any_port(), &database(&dir)).await;
+    let server = start(&database(&dir)).await;
     let arbiter = Client::connect(server.url(), Some(ARBITER_TOKEN.into()), None).await.unwrap();
     let created = arbiter.create_game(online_game("errs")).await.unwrap();
     let white = arbiter.with_token(Some(&created.white_token)).unwrap();
@@ -378,7 +268,7 @@ fn ok(o: &Output) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_cli_against_a_live_server() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(any_port(), &database(&dir)).await;
+    let server = start(&database(&dir)).await;
     let url = server.url();
     let run = |token: &'static str, args: &'static [&'static str]| {
         let url = url.clone();
@@ -521,43 +411,12 @@ async fn the_cli_against_a_live_server() {
     server.stop().await;
 }
 
-fn openssl(dir: &std::path::Path, args: &[&str]) {
-    let out = Command::new("openssl").args(args).current_dir(dir).output().expect("the openssl CLI runs");
-    assert!(out.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-}
-
-/// A test CA and a certificate it signed for `localhost` and `127.0.0.1`
-/// (as the e2e TLS test makes them). Returns (CA, certificate, key), PEM.
-fn certificates(dir: &std::path::Path) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
-    let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-    let mut ca = vec!["req", "-x509"];
-    ca.extend(ec);
-    ca.extend(["-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Arbiter Client Test CA"]);
-    ca.extend(["-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign"]);
-    openssl(dir, &ca);
-    let mut csr = vec!["req"];
-    csr.extend(ec);
-    csr.extend(["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost"]);
-    openssl(dir, &csr);
-    std::fs::write(
-        dir.join("server.ext"),
-        "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n\
-         extendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n",
-    )
-    .unwrap();
-    let sign = "x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2";
-    let mut args: Vec<&str> = sign.split(' ').collect();
-    args.extend(["-extfile", "server.ext"]);
-    openssl(dir, &args);
-    let read = |f: &str| std::fs::read(dir.join(f)).unwrap();
-    (read("ca.pem"), read("server.pem"), read("server.key"))
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tls_with_a_given_ca() {
     let dir = tempfile::tempdir().unwrap();
-    let (ca, cert_pem, key_pem) = certificates(dir.path());
-    let server = Server::start_with(any_port(), &database(&dir), Some(TlsFiles { cert_pem, key_pem })).await;
+    let (ca, cert_pem, key_pem) = arbiter_e2e::test_certificates(dir.path());
+    let server =
+        TestServer::start_tls(None, database(&dir), TlsFiles { cert_pem, key_pem }, ca.clone()).await;
     let url = format!("https://localhost:{}", server.addr.port());
     let tls = TlsOptions { ca_pem: Some(ca.clone()), domain: None };
     let mut client = None;
@@ -629,7 +488,7 @@ async fn game_watch_in_tmux() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(any_port(), &database(&dir)).await;
+    let server = start(&database(&dir)).await;
     let url = server.url();
     ok(&cli(
         &url,

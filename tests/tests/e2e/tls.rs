@@ -2,65 +2,14 @@
 //! client that trusts its CA talks to it, a plain-text client and a client
 //! that trusts no one cannot.
 
-use std::path::Path;
-use std::process::Command;
-
 use arbiter_e2e::{TestServer, new_game, regulations, v1 as pb};
 use arbiter_server::TlsFiles;
 use tonic::transport::{Channel, ClientTlsConfig};
 
-fn openssl(dir: &Path, args: &[&str]) {
-    let out = Command::new("openssl").args(args).current_dir(dir).output().expect("the openssl CLI runs");
-    assert!(out.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-}
-
-/// A test CA and a certificate it signed for `localhost` and `127.0.0.1`.
-/// Returns (CA certificate, server certificate, server key), PEM.
-fn certificates(dir: &Path) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
-    let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-    let mut ca = vec!["req", "-x509"];
-    ca.extend(ec);
-    ca.extend(["-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Arbiter Test CA"]);
-    ca.extend(["-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign"]);
-    openssl(dir, &ca);
-    let mut csr = vec!["req"];
-    csr.extend(ec);
-    csr.extend(["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost"]);
-    openssl(dir, &csr);
-    std::fs::write(
-        dir.join("server.ext"),
-        "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n\
-         extendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n",
-    )
-    .unwrap();
-    openssl(
-        dir,
-        &[
-            "x509",
-            "-req",
-            "-in",
-            "server.csr",
-            "-CA",
-            "ca.pem",
-            "-CAkey",
-            "ca.key",
-            "-CAcreateserial",
-            "-out",
-            "server.pem",
-            "-days",
-            "2",
-            "-extfile",
-            "server.ext",
-        ],
-    );
-    let read = |f: &str| std::fs::read(dir.join(f)).unwrap();
-    (read("ca.pem"), read("server.pem"), read("server.key"))
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tls_clients_work_and_plain_text_fails() {
     let certs = tempfile::tempdir().unwrap();
-    let (ca, cert_pem, key_pem) = certificates(certs.path());
+    let (ca, cert_pem, key_pem) = arbiter_e2e::test_certificates(certs.path());
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("arbiter.db").display());
     // The harness waits for the health check over TLS before returning.
