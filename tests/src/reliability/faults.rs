@@ -222,7 +222,7 @@ struct Board {
 
 impl Board {
     fn player(&self) -> Client {
-        if self.moves.len() % 2 == 0 { self.white.clone() } else { self.black.clone() }
+        if self.moves.len().is_multiple_of(2) { self.white.clone() } else { self.black.clone() }
     }
 
     /// The move to send: the pending one, or a new legal move.
@@ -267,8 +267,8 @@ impl Board {
 /// One answer: what was asked, how it ended and how long it took.
 #[derive(Debug)]
 enum Asked {
-    Move(usize, Result<pb::MakeMoveResponse, Status>),
-    Create(Result<pb::CreateGameResponse, Status>),
+    Move(usize, Result<Box<pb::MakeMoveResponse>, Status>),
+    Create(Result<Box<pb::CreateGameResponse>, Status>),
     Read(&'static str, Result<(), Status>),
 }
 
@@ -336,7 +336,7 @@ impl Bench {
             asked.spawn(async move {
                 let t = Instant::now();
                 let r = tokio::time::timeout(HANG, client.make_move(request)).await;
-                (t.elapsed(), r.map(|r| Asked::Move(i, r.map(tonic::Response::into_inner))))
+                (t.elapsed(), r.map(|r| Asked::Move(i, r.map(|r| Box::new(r.into_inner())))))
             });
         }
         let create = self
@@ -355,7 +355,7 @@ impl Bench {
         asked.spawn(async move {
             let t = Instant::now();
             let r = tokio::time::timeout(HANG, client.create_game(create)).await;
-            (t.elapsed(), r.map(|r| Asked::Create(r.map(tonic::Response::into_inner))))
+            (t.elapsed(), r.map(|r| Asked::Create(r.map(|r| Box::new(r.into_inner())))))
         });
         let name = self.boards.choose(&mut self.rng).map(|b| b.name.clone()).unwrap_or_default();
         for read in ["GetGame", "ListGames", "ListGameEvents"] {
@@ -449,7 +449,7 @@ impl Bench {
         for answer in answers {
             match answer {
                 Asked::Move(i, Ok(response)) => {
-                    self.boards[i].acknowledged(response);
+                    self.boards[i].acknowledged(*response);
                     moved = true;
                 }
                 Asked::Move(i, result) => {

@@ -103,9 +103,8 @@ impl fmt::Display for Report {
         let total = self.total();
         writeln!(
             f,
-            "fuzz: seed {} ({}={}), {total} requests in {:.1} s ({:.0}/s)",
+            "fuzz: seed {} (ARBITER_FUZZ_SEED={}), {total} requests in {:.1} s ({:.0}/s)",
             self.seed,
-            "ARBITER_FUZZ_SEED",
             self.seed,
             self.seconds,
             total as f64 / self.seconds.max(0.001)
