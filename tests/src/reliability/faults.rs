@@ -39,6 +39,9 @@ use crate::{Client, DOMAIN};
 /// No request may take longer than this, fault or not.
 const HANG: Duration = Duration::from_secs(10);
 
+/// The service must serve again within this time after a fault clears.
+const RECOVERY: Duration = Duration::from_secs(30);
+
 /// The PostgreSQL server the scenario reaches through its proxy.
 const PG_ADDR: &str = "127.0.0.1:5432";
 
@@ -488,7 +491,7 @@ impl Bench {
 
     /// Keeps playing while the fault lasts (at least `fault` and one round);
     /// then `clear` ends it and the rounds go on until every pending request
-    /// is acknowledged (at most 60 s).
+    /// is acknowledged (at most [`RECOVERY`]).
     async fn through_fault(&mut self, fault: Duration, cycle: usize, clear: impl FnOnce()) {
         let started = Instant::now();
         let mut first_unavailable = None;
@@ -516,7 +519,7 @@ impl Bench {
         clear();
         let cleared = Instant::now();
         let mut recovered = None;
-        while cleared.elapsed() < Duration::from_secs(60) {
+        while cleared.elapsed() < RECOVERY {
             let answers = self.round(false, started, cycle).await;
             let (moved, _) = self.apply(answers);
             if moved && recovered.is_none() {
@@ -531,13 +534,13 @@ impl Bench {
         match recovered {
             Some(r) => self.report.recovery = self.report.recovery.max(Some(r)),
             None => self.failures.push(format!(
-                "{}: cycle {cycle}: no move acknowledged within 60 s after the fault cleared",
+                "{}: cycle {cycle}: no move acknowledged within {RECOVERY:?} after the fault cleared",
                 self.report.name
             )),
         }
         if self.create.is_some() || self.boards.iter().any(|b| b.pending.is_some()) {
             self.failures.push(format!(
-                "{}: cycle {cycle}: requests still refused 60 s after the fault cleared",
+                "{}: cycle {cycle}: requests still refused {RECOVERY:?} after the fault cleared",
                 self.report.name
             ));
         }

@@ -840,9 +840,12 @@ fn transport_error(status: &Status) -> bool {
             .any(|m| message.contains(m))
 }
 
-/// A message with its numbers blanked, so alike errors count together.
+/// A message with its numbers blanked and cut at its first quote (what
+/// follows echoes the input), so alike errors count together.
 fn shape(message: &str) -> String {
-    message.chars().take(80).map(|c| if c.is_ascii_digit() { '#' } else { c }).collect()
+    let (quoted, cut) = message.find(['\'', '"']).map_or((message, ""), |at| (&message[..=at], "…"));
+    let shaped: String = quoted.chars().take(80).map(|c| if c.is_ascii_digit() { '#' } else { c }).collect();
+    shaped + cut
 }
 
 fn record(tally: &Mutex<Tally>, method: &Method, input: &Input, outcome: &Outcome, origin: &str) {
