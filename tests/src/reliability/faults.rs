@@ -5,6 +5,7 @@
 //! - database unreachable: PostgreSQL behind a TCP proxy in this process
 //!   that closes every live connection and refuses new ones, then lets them
 //!   through again (the shared PostgreSQL server itself is never touched);
+//!   in the long form also stalled: connections stay open, no byte moves;
 //! - disk full: SQLite on a small tmpfs this scenario mounts and fills.
 //!
 //! During a fault every request must end within 10 s, never INTERNAL, and a
@@ -56,17 +57,20 @@ pub struct Options {
     pub fault_seconds: u64,
     /// The seed of the moves played.
     pub seed: u64,
+    /// Also stall PostgreSQL (connections open, nothing answers): slow, as
+    /// the service's own timeouts decide when a request gives up.
+    pub stall: bool,
 }
 
 impl Options {
     /// The CI form: one short fault of each kind.
     pub fn short() -> Options {
-        Options { games: 4, cycles: 1, fault_seconds: 3, seed: 1 }
+        Options { games: 4, cycles: 1, fault_seconds: 3, seed: 1, stall: false }
     }
 
     /// The long form: several longer faults of each kind with more games.
     pub fn long() -> Options {
-        Options { games: 8, cycles: 5, fault_seconds: 15, seed: 1 }
+        Options { games: 8, cycles: 5, fault_seconds: 15, seed: 1, stall: true }
     }
 }
 
@@ -141,12 +145,41 @@ impl fmt::Display for Report {
 
 /// Forwards connections to `upstream` until cut: then every live
 /// connection is closed and new ones are closed as soon as accepted, as a
-/// database host that went away.
+/// database host that went away. Stalled, it keeps every connection open
+/// but moves no byte, as a database host that stopped answering.
 #[derive(Debug)]
 struct Proxy {
     addr: SocketAddr,
     state: Arc<Mutex<(bool, Vec<AbortHandle>)>>,
+    stalled: tokio::sync::watch::Sender<bool>,
     accept: AbortHandle,
+}
+
+/// Copies `from` to `to`, holding the bytes while the proxy is stalled.
+async fn pump(
+    mut from: tokio::net::tcp::OwnedReadHalf,
+    mut to: tokio::net::tcp::OwnedWriteHalf,
+    mut stalled: tokio::sync::watch::Receiver<bool>,
+) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut buffer = vec![0_u8; 16 * 1024];
+    loop {
+        if stalled.wait_for(|s| !*s).await.is_err() {
+            return;
+        }
+        let read = tokio::select! {
+            read = from.read(&mut buffer) => read,
+            // A stall that starts while waiting holds what comes next.
+            _ = stalled.wait_for(|s| *s) => continue,
+        };
+        let n = match read {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        if stalled.wait_for(|s| !*s).await.is_err() || to.write_all(&buffer[..n]).await.is_err() {
+            return;
+        }
+    }
 }
 
 impl Proxy {
@@ -154,10 +187,12 @@ impl Proxy {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
         let state: Arc<Mutex<(bool, Vec<AbortHandle>)>> = Arc::default();
+        let (stalled, _) = tokio::sync::watch::channel(false);
         let accept = {
             let state = state.clone();
+            let stalled = stalled.clone();
             tokio::spawn(async move {
-                while let Ok((mut inbound, _)) = listener.accept().await {
+                while let Ok((inbound, _)) = listener.accept().await {
                     // The flag and the list change together, so a connection
                     // is either refused or closed by the next cut.
                     let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
@@ -165,9 +200,18 @@ impl Proxy {
                         drop(inbound);
                         continue;
                     }
+                    let mut held = stalled.subscribe();
                     let forward = tokio::spawn(async move {
-                        if let Ok(mut outbound) = TcpStream::connect(upstream).await {
-                            let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                        // A stalled host does not answer a new connection either.
+                        if held.wait_for(|s| !*s).await.is_err() {
+                            return;
+                        }
+                        let Ok(outbound) = TcpStream::connect(upstream).await else { return };
+                        let (in_read, in_write) = inbound.into_split();
+                        let (out_read, out_write) = outbound.into_split();
+                        tokio::select! {
+                            () = pump(in_read, out_write, held.clone()) => {}
+                            () = pump(out_read, in_write, held) => {}
                         }
                     });
                     state.1.retain(|h| !h.is_finished());
@@ -176,7 +220,7 @@ impl Proxy {
             })
             .abort_handle()
         };
-        Ok(Proxy { addr, state, accept })
+        Ok(Proxy { addr, state, stalled, accept })
     }
 
     /// Closes every connection and refuses new ones.
@@ -192,10 +236,16 @@ impl Proxy {
     fn restore(&self) {
         self.state.lock().unwrap_or_else(PoisonError::into_inner).0 = false;
     }
+
+    /// Holds (or releases) every byte in both directions.
+    fn stall(&self, stalled: bool) {
+        self.stalled.send_replace(stalled);
+    }
 }
 
 impl Drop for Proxy {
     fn drop(&mut self) {
+        self.stall(false);
         self.cut();
         self.accept.abort();
     }
@@ -290,8 +340,21 @@ struct Bench {
     failures: Vec<String>,
 }
 
+/// A write the client gave up on counts as refused, like UNAVAILABLE: it is
+/// retried with its request id.
 fn is_unavailable(result: &Result<impl Sized, Status>) -> bool {
     matches!(result, Err(s) if s.code() == Code::Unavailable)
+}
+
+/// The message of the status that stands for "no answer within [`HANG`]".
+const HUNG: &str = "the test gave up: no answer within 10 s";
+
+fn hung<T>(_: tokio::time::error::Elapsed) -> Result<T, Status> {
+    Err(Status::deadline_exceeded(HUNG))
+}
+
+fn is_hung(status: &Status) -> bool {
+    status.code() == Code::DeadlineExceeded && status.message() == HUNG
 }
 
 impl Bench {
@@ -338,8 +401,8 @@ impl Bench {
             let mut client = self.boards[i].player();
             asked.spawn(async move {
                 let t = Instant::now();
-                let r = tokio::time::timeout(HANG, client.make_move(request)).await;
-                (t.elapsed(), r.map(|r| Asked::Move(i, r.map(|r| Box::new(r.into_inner())))))
+                let r = tokio::time::timeout(HANG, client.make_move(request)).await.unwrap_or_else(hung);
+                (t.elapsed(), Asked::Move(i, r.map(|r| Box::new(r.into_inner()))))
             });
         }
         let create = self
@@ -357,8 +420,8 @@ impl Bench {
         let mut client = self.arbiter.clone();
         asked.spawn(async move {
             let t = Instant::now();
-            let r = tokio::time::timeout(HANG, client.create_game(create)).await;
-            (t.elapsed(), r.map(|r| Asked::Create(r.map(|r| Box::new(r.into_inner())))))
+            let r = tokio::time::timeout(HANG, client.create_game(create)).await.unwrap_or_else(hung);
+            (t.elapsed(), Asked::Create(r.map(|r| Box::new(r.into_inner()))))
         });
         let name = self.boards.choose(&mut self.rng).map(|b| b.name.clone()).unwrap_or_default();
         for read in ["GetGame", "ListGames", "ListGameEvents"] {
@@ -378,8 +441,8 @@ impl Bench {
                             .map(|_| ()),
                     }
                 };
-                let r = tokio::time::timeout(HANG, call).await;
-                (t.elapsed(), r.map(|r| Asked::Read(read, r)))
+                let r = tokio::time::timeout(HANG, call).await.unwrap_or_else(hung);
+                (t.elapsed(), Asked::Read(read, r))
             });
         }
         let mut answers = Vec::new();
@@ -388,16 +451,7 @@ impl Bench {
                 self.report.requests += 1;
                 self.report.slowest = self.report.slowest.max(latency);
             }
-            match answer {
-                Ok(answer) => answers.push(answer),
-                Err(_) => {
-                    if during_fault {
-                        *self.report.codes.entry("Hang".into()).or_default() += 1;
-                    }
-                    self.failures
-                        .push(format!("{}: a request got no answer within {HANG:?}", self.report.name));
-                }
-            }
+            answers.push(answer);
         }
         for answer in &answers {
             let (what, status) = match answer {
@@ -409,11 +463,18 @@ impl Bench {
                 Asked::Read(what, _) => (*what, None),
             };
             if during_fault {
-                let code = status.map_or_else(|| "Ok".to_string(), |s| format!("{:?}", s.code()));
+                let code = status.map_or_else(
+                    || "Ok".to_string(),
+                    |s| if is_hung(s) { "no answer in 10 s".to_string() } else { format!("{:?}", s.code()) },
+                );
                 *self.report.codes.entry(format!("{what} {code}")).or_default() += 1;
             }
-            if let Some(status) = status {
-                self.check_status(what, status);
+            match status {
+                Some(status) if is_hung(status) => {
+                    self.failures.push(format!("{}: {what} got no answer within {HANG:?}", self.report.name));
+                }
+                Some(status) => self.check_status(what, status),
+                None => {}
             }
         }
         answers
@@ -670,8 +731,16 @@ impl Bench {
 
     /// The daemon's panics, and the report.
     fn finish(self, report: &mut Report) -> Daemon {
-        let mut failures = self.failures;
-        failures.dedup();
+        // The same failure in many rounds is listed once, with its count.
+        let mut counted: Vec<(String, u64)> = Vec::new();
+        for failure in self.failures {
+            match counted.iter_mut().find(|(f, _)| *f == failure) {
+                Some((_, n)) => *n += 1,
+                None => counted.push((failure, 1)),
+            }
+        }
+        let mut failures: Vec<String> =
+            counted.into_iter().map(|(f, n)| if n > 1 { format!("{f} ({n} times)") } else { f }).collect();
         for line in self.daemon.panics() {
             failures.push(format!("{}: panic in the log: {line}", self.report.name));
         }
@@ -694,15 +763,21 @@ fn skipped(name: &str, why: String, report: &mut Report) {
 // ---------------------------------------------------------------------------
 // Database unreachable.
 
-async fn database_unreachable(options: &Options, report: &mut Report) {
-    const NAME: &str = "database unreachable (PostgreSQL cut off)";
+/// PostgreSQL cut off (every connection closed, new ones refused) or, with
+/// `stall`, unresponsive (connections open, no byte moves).
+async fn database_unreachable(options: &Options, report: &mut Report, stall: bool) {
+    let name = if stall {
+        "database stalled (PostgreSQL unresponsive)"
+    } else {
+        "database unreachable (PostgreSQL cut off)"
+    };
     let admin_url = format!("postgres://postgres@{PG_ADDR}/test");
     let connected =
         tokio::time::timeout(Duration::from_secs(5), sqlx::PgConnection::connect(&admin_url)).await;
     let mut admin = match connected {
         Ok(Ok(admin)) => admin,
-        Ok(Err(e)) => return skipped(NAME, format!("no PostgreSQL at {PG_ADDR}: {e}"), report),
-        Err(_) => return skipped(NAME, format!("no answer from PostgreSQL at {PG_ADDR} in 5 s"), report),
+        Ok(Err(e)) => return skipped(name, format!("no PostgreSQL at {PG_ADDR}: {e}"), report),
+        Err(_) => return skipped(name, format!("no answer from PostgreSQL at {PG_ADDR} in 5 s"), report),
     };
     let schema = format!(
         "faults_{}_{}",
@@ -710,7 +785,7 @@ async fn database_unreachable(options: &Options, report: &mut Report) {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_micros())
     );
     if let Err(e) = admin.execute(sqlx::AssertSqlSafe(format!("CREATE SCHEMA {schema}"))).await {
-        report.failures.push(format!("{NAME}: CREATE SCHEMA: {e}"));
+        report.failures.push(format!("{name}: CREATE SCHEMA: {e}"));
         return;
     }
     let upstream: SocketAddr = PG_ADDR.parse().expect("a socket address");
@@ -722,14 +797,19 @@ async fn database_unreachable(options: &Options, report: &mut Report) {
             );
             let dir = tempfile::tempdir().expect("temp dir");
             let daemon = spawn_daemon(url, dir.path().join("arbiterd.log")).await;
-            match Bench::new(daemon, options.games, options.seed, NAME).await {
+            match Bench::new(daemon, options.games, options.seed, name).await {
                 Ok(mut bench) => {
                     for cycle in 0..options.cycles {
                         bench.warm_up(3, cycle).await;
-                        proxy.cut();
+                        if stall {
+                            proxy.stall(true);
+                        } else {
+                            proxy.cut();
+                        }
                         bench
                             .through_fault(Duration::from_secs(options.fault_seconds), cycle, || {
-                                proxy.restore()
+                                proxy.restore();
+                                proxy.stall(false);
                             })
                             .await;
                         bench.retry_again().await;
@@ -738,10 +818,10 @@ async fn database_unreachable(options: &Options, report: &mut Report) {
                     let daemon = bench.finish(report);
                     let _ = tokio::task::spawn_blocking(move || daemon.terminate()).await;
                 }
-                Err(e) => report.failures.push(format!("{NAME}: {e}")),
+                Err(e) => report.failures.push(format!("{name}: {e}")),
             }
         }
-        Err(e) => report.failures.push(format!("{NAME}: proxy: {e}")),
+        Err(e) => report.failures.push(format!("{name}: proxy: {e}")),
     }
     // The daemon is gone: nothing holds a lock on the schema any more.
     if let Err(e) = admin.execute(sqlx::AssertSqlSafe(format!("DROP SCHEMA {schema} CASCADE"))).await {
@@ -830,7 +910,10 @@ async fn disk_full(options: &Options, report: &mut Report) {
 /// Runs each fault in turn.
 pub async fn run(options: &Options) -> Report {
     let mut report = Report::default();
-    database_unreachable(options, &mut report).await;
+    database_unreachable(options, &mut report, false).await;
+    if options.stall {
+        database_unreachable(options, &mut report, true).await;
+    }
     disk_full(options, &mut report).await;
     report
 }
