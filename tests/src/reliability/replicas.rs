@@ -1,1 +1,1 @@
-//! (scenario: replicas; to be written)
+//! (to be written)

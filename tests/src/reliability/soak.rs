@@ -1,1 +1,1 @@
-//! (scenario: soak; to be written)
+//! (to be written)

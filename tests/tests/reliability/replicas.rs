@@ -1,1 +1,1 @@
-//! (CI short form of the replicas scenario; to be written)
+//! (to be written)

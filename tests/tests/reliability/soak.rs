@@ -1,1 +1,1 @@
-//! (CI short form of the soak scenario; to be written)
+//! (to be written)
