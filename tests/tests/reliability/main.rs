@@ -17,9 +17,5 @@ static SERIAL: Mutex<()> = Mutex::new(());
 /// Runs one scenario on a runtime of its own, after the others finished.
 pub(crate) fn serially<F: Future>(scenario: F) -> F::Output {
     let _turn = SERIAL.lock().unwrap_or_else(PoisonError::into_inner);
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("tokio runtime")
-        .block_on(scenario)
+    tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime").block_on(scenario)
 }
