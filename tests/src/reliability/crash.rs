@@ -196,7 +196,7 @@ pub async fn run(options: &Options) -> Report {
     let endpoints = Endpoints::new(&[daemon.url()]);
     let load_options = LoadOptions {
         games: options.games,
-        time_control: "900+10".into(),
+        time_control: "15+10".into(),
         interval: options.interval,
         max_plies: None,
         // A request waits through the restart (the integrity check, the

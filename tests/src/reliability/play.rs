@@ -123,7 +123,8 @@ pub struct Ledger {
 pub struct LoadOptions {
     /// Games played at the same time (one player task each).
     pub games: usize,
-    /// The time control of every game (PGN form, seconds: `900+10`).
+    /// The time control of every game, in the human form whose base unit
+    /// is the minute: `15+10` is 15 minutes plus 10 s a move.
     pub time_control: String,
     /// Each game moves once per interval; `None` for a closed loop (the
     /// next move as soon as the last one is answered).
