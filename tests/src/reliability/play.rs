@@ -608,6 +608,11 @@ pub struct Verification {
 /// At most this many failures are listed per kind, the rest are counted.
 const MAX_LISTED: usize = 20;
 
+/// Games checked at the same time: each check is a few sequential calls,
+/// and an idle connection answers some of them only after ~40 ms (see the
+/// report), so checking them one by one would take long.
+const VERIFY_CONCURRENCY: usize = 16;
+
 /// Checks the ledger against the service: for every game, the log has seqs
 /// 1..n without gaps; every acknowledged (seq, request id) is there exactly
 /// once with the same act and move; no request id appears twice; the moves
@@ -615,97 +620,39 @@ const MAX_LISTED: usize = 20;
 /// and ExportPgn answer.
 pub async fn verify(ledger: &Ledger, client: &mut Client) -> Verification {
     let mut v = Verification { acknowledged: ledger.acks.len(), ..Verification::default() };
-    let mut by_game: HashMap<&str, Vec<&Ack>> = HashMap::new();
+    let mut by_game: HashMap<String, Vec<Ack>> = HashMap::new();
     for ack in &ledger.acks {
-        by_game.entry(ack.game.as_str()).or_default().push(ack);
+        by_game.entry(ack.game.clone()).or_default().push(ack.clone());
     }
-    let mut names: Vec<&str> = ledger.games.iter().map(String::as_str).collect();
-    names.extend(by_game.keys().copied());
+    let mut names: Vec<String> = ledger.games.clone();
+    names.extend(by_game.keys().cloned());
     names.sort_unstable();
     names.dedup();
     let mut failures = Vec::new();
-    for name in names {
-        let events = match list_events(client, name).await {
-            Ok(e) => e,
-            Err(e) => {
-                failures.push(format!("{name}: ListGameEvents: {e}"));
-                continue;
-            }
-        };
-        v.games += 1;
-        v.events += events.len();
-        for (i, e) in events.iter().enumerate() {
-            if e.seq != i as i64 + 1 {
-                failures.push(format!("{name}: event #{} has seq {} (gap or disorder)", i + 1, e.seq));
-                break;
-            }
+    let mut checks = tokio::task::JoinSet::new();
+    let mut pending = names.into_iter();
+    loop {
+        while checks.len() < VERIFY_CONCURRENCY
+            && let Some(name) = pending.next()
+        {
+            let acks = by_game.remove(&name).unwrap_or_default();
+            let client = client.clone();
+            checks.spawn(async move { check_game(name, acks, client).await });
         }
-        let mut seen: HashMap<&str, usize> = HashMap::new();
-        for e in events.iter().filter(|e| !e.request_id.is_empty()) {
-            *seen.entry(e.request_id.as_str()).or_default() += 1;
-        }
-        for (rid, n) in &seen {
-            if *n > 1 {
-                v.duplicated += n - 1;
-                failures.push(format!("{name}: request id {rid} recorded {n} times"));
-            }
-        }
-        for ack in by_game.get(name).map(Vec::as_slice).unwrap_or_default() {
-            let event = usize::try_from(ack.seq - 1).ok().and_then(|i| events.get(i));
-            match event {
-                Some(e) if e.request_id == ack.request_id => {
-                    if e.act != ack.act {
-                        failures.push(format!(
-                            "{name} seq {}: act {} but {} was acknowledged",
-                            ack.seq, e.act, ack.act
-                        ));
-                    }
-                }
-                _ => {
-                    v.lost += 1;
-                    let elsewhere: Vec<i64> =
-                        events.iter().filter(|e| e.request_id == ack.request_id).map(|e| e.seq).collect();
-                    failures.push(format!(
-                        "{name}: acknowledged seq {} ({} {}, request {}) is not in the log (request found at seqs \
-                         {elsewhere:?}; the log has {} events)",
-                        ack.seq,
-                        ack.act,
-                        ack.mv.as_deref().unwrap_or(""),
-                        ack.request_id,
-                        events.len()
-                    ));
+        let Some(done) = checks.join_next().await else { break };
+        match done {
+            Ok(check) => {
+                failures.extend(check.failures);
+                v.lost += check.lost;
+                v.duplicated += check.duplicated;
+                if let Some(events) = check.events {
+                    v.games += 1;
+                    v.events += events.len();
+                    v.logs.insert(check.name, events);
                 }
             }
+            Err(e) => failures.push(format!("a verification task failed: {e}")),
         }
-        let replayed =
-            replay(name, &events, by_game.get(name).map(Vec::as_slice).unwrap_or_default(), &mut failures);
-        match client.get_game(pb::GetGameRequest { name: name.to_string() }).await {
-            Ok(r) => match r.into_inner().game {
-                Some(game) => {
-                    if let Some(fen) = replayed
-                        && game.fen != fen
-                    {
-                        failures
-                            .push(format!("{name}: GetGame's FEN {} is not the replay's {fen}", game.fen));
-                    }
-                    if game.last_seq != events.len() as i64 {
-                        failures.push(format!(
-                            "{name}: GetGame's last_seq {} but the log has {} events",
-                            game.last_seq,
-                            events.len()
-                        ));
-                    }
-                }
-                None => failures.push(format!("{name}: GetGame without a game")),
-            },
-            Err(e) => failures.push(format!("{name}: GetGame: {e}")),
-        }
-        match client.export_pgn(pb::ExportPgnRequest { name: name.to_string() }).await {
-            Ok(r) if !r.get_ref().pgn.is_empty() => {}
-            Ok(_) => failures.push(format!("{name}: ExportPgn returned nothing")),
-            Err(e) => failures.push(format!("{name}: ExportPgn: {e}")),
-        }
-        v.logs.insert(name.to_string(), events);
     }
     let total = failures.len();
     v.failures = failures.into_iter().take(MAX_LISTED).collect();
@@ -713,6 +660,101 @@ pub async fn verify(ledger: &Ledger, client: &mut Client) -> Verification {
         v.failures.push(format!("... and {} more verification failures", total - MAX_LISTED));
     }
     v
+}
+
+/// What [`check_game`] found.
+struct GameCheck {
+    name: String,
+    events: Option<Vec<pb::GameEvent>>,
+    lost: usize,
+    duplicated: usize,
+    failures: Vec<String>,
+}
+
+/// One game of [`verify`].
+async fn check_game(name: String, acks: Vec<Ack>, mut client: Client) -> GameCheck {
+    let mut check =
+        GameCheck { name: name.clone(), events: None, lost: 0, duplicated: 0, failures: Vec::new() };
+    let failures = &mut check.failures;
+    let events = match list_events(&mut client, &name).await {
+        Ok(e) => e,
+        Err(e) => {
+            failures.push(format!("{name}: ListGameEvents: {e}"));
+            return check;
+        }
+    };
+    for (i, e) in events.iter().enumerate() {
+        if e.seq != i as i64 + 1 {
+            failures.push(format!("{name}: event #{} has seq {} (gap or disorder)", i + 1, e.seq));
+            break;
+        }
+    }
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for e in events.iter().filter(|e| !e.request_id.is_empty()) {
+        *seen.entry(e.request_id.as_str()).or_default() += 1;
+    }
+    for (rid, n) in &seen {
+        if *n > 1 {
+            check.duplicated += n - 1;
+            failures.push(format!("{name}: request id {rid} recorded {n} times"));
+        }
+    }
+    for ack in &acks {
+        let event = usize::try_from(ack.seq - 1).ok().and_then(|i| events.get(i));
+        match event {
+            Some(e) if e.request_id == ack.request_id => {
+                if e.act != ack.act {
+                    failures.push(format!(
+                        "{name} seq {}: act {} but {} was acknowledged",
+                        ack.seq, e.act, ack.act
+                    ));
+                }
+            }
+            _ => {
+                check.lost += 1;
+                let elsewhere: Vec<i64> =
+                    events.iter().filter(|e| e.request_id == ack.request_id).map(|e| e.seq).collect();
+                failures.push(format!(
+                    "{name}: acknowledged seq {} ({} {}, request {}) is not in the log (request found at seqs \
+                     {elsewhere:?}; the log has {} events)",
+                    ack.seq,
+                    ack.act,
+                    ack.mv.as_deref().unwrap_or(""),
+                    ack.request_id,
+                    events.len()
+                ));
+            }
+        }
+    }
+    let ack_refs: Vec<&Ack> = acks.iter().collect();
+    let replayed = replay(&name, &events, &ack_refs, failures);
+    match client.get_game(pb::GetGameRequest { name: name.clone() }).await {
+        Ok(r) => match r.into_inner().game {
+            Some(game) => {
+                if let Some(fen) = replayed
+                    && game.fen != fen
+                {
+                    failures.push(format!("{name}: GetGame's FEN {} is not the replay's {fen}", game.fen));
+                }
+                if game.last_seq != events.len() as i64 {
+                    failures.push(format!(
+                        "{name}: GetGame's last_seq {} but the log has {} events",
+                        game.last_seq,
+                        events.len()
+                    ));
+                }
+            }
+            None => failures.push(format!("{name}: GetGame without a game")),
+        },
+        Err(e) => failures.push(format!("{name}: GetGame: {e}")),
+    }
+    match client.export_pgn(pb::ExportPgnRequest { name: name.clone() }).await {
+        Ok(r) if !r.get_ref().pgn.is_empty() => {}
+        Ok(_) => failures.push(format!("{name}: ExportPgn returned nothing")),
+        Err(e) => failures.push(format!("{name}: ExportPgn: {e}")),
+    }
+    check.events = Some(events);
+    check
 }
 
 /// Every event of a game, page by page.
