@@ -337,8 +337,14 @@ fn check_clocks(
             };
             let outage: i64 = ruling.facts.get("outage_ms").and_then(|o| o.parse().ok()).unwrap_or(-1);
             // The event just before it is the killed daemon's last.
-            let Some(i) = events.iter().position(|e| e.seq == sr.seq) else { continue };
-            let previous = &events[i - 1];
+            let Some(previous) = events
+                .iter()
+                .position(|e| e.seq == sr.seq)
+                .and_then(|i| i.checked_sub(1))
+                .map(|i| &events[i])
+            else {
+                continue;
+            };
             let previous_ms = ts_ms(previous.record_time.as_ref()).unwrap_or(0);
             if previous_ms > kill_ms + TOLERANCE_MS {
                 failures.push(format!(
