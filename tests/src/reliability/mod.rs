@@ -7,5 +7,6 @@
 pub mod crash;
 pub mod faults;
 pub mod fuzz;
+pub mod play;
 pub mod replicas;
 pub mod soak;
