@@ -138,8 +138,8 @@ impl From<ApiError> for Status {
         }
         let mut details = ErrorDetails::with_error_info(e.reason(), DOMAIN, metadata);
         if let ApiError::InvalidArgument(violations) = &e {
-            for v in violations {
-                details.add_bad_request_violation(v.field.clone(), v.description.clone());
+            for v in violations.iter().take(MAX_VIOLATIONS) {
+                details.add_bad_request_violation(bounded(&v.field, 128), bounded(&v.description, 512));
             }
         }
         let message = match &e {
@@ -149,7 +149,34 @@ impl From<ApiError> for Status {
             },
             other => other.to_string(),
         };
-        Status::with_error_details(e.code(), message, details)
+        Status::with_error_details(e.code(), bounded(&message, 1024), details)
+    }
+}
+
+/// At most this many field violations are listed in one answer.
+const MAX_VIOLATIONS: usize = 32;
+
+/// `text` cut to at most `max` bytes (at a character boundary), saying how
+/// long it was. Messages quote the client's input; a status travels in
+/// HTTP/2 headers, which a client refuses beyond a few KiB, so an answer
+/// must never grow with the request.
+pub fn bounded(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes in all)", &text[..end], text.len())
+}
+
+/// Client input quoted in an error message: `"..."`, cut after 40
+/// characters.
+pub fn quote(input: &str) -> String {
+    match input.char_indices().nth(40) {
+        None => format!("{input:?}"),
+        Some((cut, _)) => format!("{:?}… ({} bytes)", &input[..cut], input.len()),
     }
 }
 

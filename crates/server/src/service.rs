@@ -557,14 +557,18 @@ fn check_game_id(id: &str) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "{id:?} is not a game id: 1 to 63 characters, lowercase letters, digits and '-', starting with a letter"
+            "{} is not a game id: 1 to 63 characters, lowercase letters, digits and '-', starting with a letter",
+            crate::error::quote(id)
         ))
     }
 }
 
 fn game_id_field(field: &str, name: &str) -> Result<String, ApiError> {
     let id = name.strip_prefix("games/").ok_or_else(|| {
-        ApiError::field(field, format!("{name:?} is not a game name: expected `games/{{game}}`"))
+        ApiError::field(
+            field,
+            format!("{} is not a game name: expected `games/{{game}}`", crate::error::quote(name)),
+        )
     })?;
     check_game_id(id).map_err(|d| ApiError::field(field, d))?;
     Ok(id.to_string())

@@ -21,6 +21,7 @@ pub mod postgres;
 pub mod sqlite;
 
 use std::future::Future;
+use std::time::Duration;
 
 use tokio::sync::broadcast;
 
@@ -314,47 +315,81 @@ impl Storage {
     }
 }
 
+/// How long any storage operation may take before the caller is told the
+/// storage is unavailable. A database that stalls (connections open, no
+/// byte moving) must not hold requests forever: the client gets UNAVAILABLE
+/// and retries with the same request id, which finds out whether a write
+/// it was not told about landed.
+pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(3);
+
+async fn within<T>(operation: impl Future<Output = Result<T, StoreError>>) -> Result<T, StoreError> {
+    tokio::time::timeout(ANSWER_TIMEOUT, operation).await.unwrap_or_else(|_| {
+        Err(StoreError::Unavailable(format!(
+            "the database did not answer within {} s",
+            ANSWER_TIMEOUT.as_secs()
+        )))
+    })
+}
+
 impl EventStore for Storage {
     async fn create_game(&self, game: &GameRow) -> Result<(), StoreError> {
-        match self {
-            Storage::Sqlite(store) => store.create_game(game).await,
-            Storage::Postgres(store) => store.create_game(game).await,
-        }
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.create_game(game).await,
+                Storage::Postgres(store) => store.create_game(game).await,
+            }
+        })
+        .await
     }
 
     async fn game(&self, id: &str) -> Result<Option<GameRow>, StoreError> {
-        match self {
-            Storage::Sqlite(store) => store.game(id).await,
-            Storage::Postgres(store) => store.game(id).await,
-        }
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.game(id).await,
+                Storage::Postgres(store) => store.game(id).await,
+            }
+        })
+        .await
     }
 
     async fn game_by_request(&self, request_id: &str) -> Result<Option<GameRow>, StoreError> {
-        match self {
-            Storage::Sqlite(store) => store.game_by_request(request_id).await,
-            Storage::Postgres(store) => store.game_by_request(request_id).await,
-        }
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.game_by_request(request_id).await,
+                Storage::Postgres(store) => store.game_by_request(request_id).await,
+            }
+        })
+        .await
     }
 
     async fn list_games(&self, filter: &GameFilter) -> Result<Vec<GameRow>, StoreError> {
-        match self {
-            Storage::Sqlite(store) => store.list_games(filter).await,
-            Storage::Postgres(store) => store.list_games(filter).await,
-        }
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.list_games(filter).await,
+                Storage::Postgres(store) => store.list_games(filter).await,
+            }
+        })
+        .await
     }
 
     async fn unfinished_games(&self) -> Result<Vec<String>, StoreError> {
-        match self {
-            Storage::Sqlite(store) => store.unfinished_games().await,
-            Storage::Postgres(store) => store.unfinished_games().await,
-        }
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.unfinished_games().await,
+                Storage::Postgres(store) => store.unfinished_games().await,
+            }
+        })
+        .await
     }
 
     async fn events(&self, game_id: &str, after_seq: i64, limit: u32) -> Result<Vec<EventRow>, StoreError> {
-        match self {
-            Storage::Sqlite(store) => store.events(game_id, after_seq, limit).await,
-            Storage::Postgres(store) => store.events(game_id, after_seq, limit).await,
-        }
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.events(game_id, after_seq, limit).await,
+                Storage::Postgres(store) => store.events(game_id, after_seq, limit).await,
+            }
+        })
+        .await
     }
 
     async fn event_by_request(
@@ -362,52 +397,73 @@ impl EventStore for Storage {
         game_id: &str,
         request_id: &str,
     ) -> Result<Option<EventRow>, StoreError> {
-        match self {
-            Storage::Sqlite(store) => store.event_by_request(game_id, request_id).await,
-            Storage::Postgres(store) => store.event_by_request(game_id, request_id).await,
-        }
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.event_by_request(game_id, request_id).await,
+                Storage::Postgres(store) => store.event_by_request(game_id, request_id).await,
+            }
+        })
+        .await
     }
 
     async fn append(&self, append: Append) -> Result<(), StoreError> {
-        match self {
-            Storage::Sqlite(store) => store.append(append).await,
-            Storage::Postgres(store) => store.append(append).await,
-        }
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.append(append).await,
+                Storage::Postgres(store) => store.append(append).await,
+            }
+        })
+        .await
     }
 
     async fn insert_token(&self, token: &TokenRow) -> Result<(), StoreError> {
-        match self {
-            Storage::Sqlite(store) => store.insert_token(token).await,
-            Storage::Postgres(store) => store.insert_token(token).await,
-        }
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.insert_token(token).await,
+                Storage::Postgres(store) => store.insert_token(token).await,
+            }
+        })
+        .await
     }
 
     async fn token(&self, id: &str) -> Result<Option<TokenRow>, StoreError> {
-        match self {
-            Storage::Sqlite(store) => store.token(id).await,
-            Storage::Postgres(store) => store.token(id).await,
-        }
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.token(id).await,
+                Storage::Postgres(store) => store.token(id).await,
+            }
+        })
+        .await
     }
 
     async fn token_count(&self) -> Result<u64, StoreError> {
-        match self {
-            Storage::Sqlite(store) => store.token_count().await,
-            Storage::Postgres(store) => store.token_count().await,
-        }
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.token_count().await,
+                Storage::Postgres(store) => store.token_count().await,
+            }
+        })
+        .await
     }
 
     async fn meta_get_or_insert(&self, key: &str, default: &str) -> Result<String, StoreError> {
-        match self {
-            Storage::Sqlite(store) => store.meta_get_or_insert(key, default).await,
-            Storage::Postgres(store) => store.meta_get_or_insert(key, default).await,
-        }
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.meta_get_or_insert(key, default).await,
+                Storage::Postgres(store) => store.meta_get_or_insert(key, default).await,
+            }
+        })
+        .await
     }
 
     async fn ping(&self) -> Result<(), StoreError> {
-        match self {
-            Storage::Sqlite(store) => store.ping().await,
-            Storage::Postgres(store) => store.ping().await,
-        }
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.ping().await,
+                Storage::Postgres(store) => store.ping().await,
+            }
+        })
+        .await
     }
 
     async fn close(&self) {
@@ -425,23 +481,32 @@ impl EventStore for Storage {
     }
 
     async fn heartbeat(&self, replica_id: &str, now_wall_ms: i64) -> Result<(), StoreError> {
-        match self {
-            Storage::Sqlite(store) => store.heartbeat(replica_id, now_wall_ms).await,
-            Storage::Postgres(store) => store.heartbeat(replica_id, now_wall_ms).await,
-        }
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.heartbeat(replica_id, now_wall_ms).await,
+                Storage::Postgres(store) => store.heartbeat(replica_id, now_wall_ms).await,
+            }
+        })
+        .await
     }
 
     async fn live_replicas(&self, now_wall_ms: i64, max_age_ms: i64) -> Result<Vec<String>, StoreError> {
-        match self {
-            Storage::Sqlite(store) => store.live_replicas(now_wall_ms, max_age_ms).await,
-            Storage::Postgres(store) => store.live_replicas(now_wall_ms, max_age_ms).await,
-        }
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.live_replicas(now_wall_ms, max_age_ms).await,
+                Storage::Postgres(store) => store.live_replicas(now_wall_ms, max_age_ms).await,
+            }
+        })
+        .await
     }
 
     async fn last_heartbeat(&self) -> Result<Option<i64>, StoreError> {
-        match self {
-            Storage::Sqlite(store) => store.last_heartbeat().await,
-            Storage::Postgres(store) => store.last_heartbeat().await,
-        }
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.last_heartbeat().await,
+                Storage::Postgres(store) => store.last_heartbeat().await,
+            }
+        })
+        .await
     }
 }

@@ -121,7 +121,7 @@ const POOL_CONNECTIONS: u32 = 8;
 
 /// How long a read waits for a pool connection (including connecting)
 /// before reporting the database unavailable.
-const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How long opening a dedicated connection (migrations, writers) may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -131,7 +131,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// behind it; past this, the batch is reported unavailable (its outcome is
 /// in doubt: a retry with the same request ids finds out) and the
 /// connection is replaced.
-const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The notification channel of committed appends (payload
 /// `game_id:last_seq`), shared by every process using the database.
