@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio::sync::{Mutex, OnceCell};
 
@@ -9,11 +10,18 @@ use crate::error::ApiError;
 use crate::store::{EventStore, GameRow, Storage};
 use crate::table::{self, Continuity, TableHandle};
 
+/// The smallest map size at which stopped tables are pruned.
+const MIN_PRUNE_AT: usize = 256;
+
 /// The tables of the games in memory.
 #[derive(Debug)]
 pub struct Hall {
     store: Storage,
     tables: Mutex<HashMap<String, Arc<OnceCell<TableHandle>>>>,
+    /// When the map reaches this size, the tables of finished games that
+    /// stopped are forgotten (amortised: the next prune waits until the map
+    /// has doubled again).
+    prune_at: AtomicUsize,
     /// How the time since a game's last event counts when it is loaded.
     continuity: std::sync::Mutex<Continuity>,
 }
@@ -24,7 +32,12 @@ impl Hall {
     /// count an outage; with several replicas another may have been serving
     /// it (`Continuity::Continuous`).
     pub fn new(store: Storage, continuity: Continuity) -> Hall {
-        Hall { store, tables: Mutex::new(HashMap::new()), continuity: std::sync::Mutex::new(continuity) }
+        Hall {
+            store,
+            tables: Mutex::new(HashMap::new()),
+            prune_at: AtomicUsize::new(MIN_PRUNE_AT),
+            continuity: std::sync::Mutex::new(continuity),
+        }
     }
 
     /// Changes how later loads count the time since a game's last event.
@@ -53,6 +66,12 @@ impl Hall {
         loop {
             let cell = {
                 let mut tables = self.tables.lock().await;
+                if tables.len() >= self.prune_at.load(Ordering::Relaxed) {
+                    // Memory follows the games in play, not every game ever
+                    // played: a stopped table still holds its last events.
+                    tables.retain(|_, cell| !cell.get().is_some_and(TableHandle::is_closed));
+                    self.prune_at.store((tables.len() * 2).max(MIN_PRUNE_AT), Ordering::Relaxed);
+                }
                 let cell = tables.entry(id.to_string()).or_default().clone();
                 // A finished game's table stops when idle; forget it so that
                 // the next use loads it again.

@@ -171,6 +171,9 @@ impl Arbiter {
         if let Some(rid) = &request_id
             && let Some(row) = self.hall.store().game_by_request(rid).await?
         {
+            // A retry: if the first call died between creating the game and
+            // starting it, finish the job, so the answer is the one asked for.
+            self.start_if_asked(&row.id, r.start, principal.actor()).await?;
             return self.created(&row.id).await;
         }
         let mut violations = Vec::new();
@@ -248,6 +251,7 @@ impl Arbiter {
                 if let Some(rid) = &request_id
                     && let Some(row) = self.hall.store().game_by_request(rid).await?
                 {
+                    self.start_if_asked(&row.id, r.start, principal.actor()).await?;
                     return self.created(&row.id).await;
                 }
                 return Err(ApiError::Unavailable("retry the request".into()));
@@ -255,11 +259,22 @@ impl Arbiter {
             Err(e) => return Err(e),
         }
         metrics::counter!("arbiter_games_created_total").increment(1);
-        if r.start {
-            let table = self.hall.table(&id).await?;
-            table.act(Act::Event(Event::Start), principal.actor(), None, Some(0)).await?;
-        }
+        self.start_if_asked(&id, r.start, principal.actor()).await?;
         self.created(&id).await
+    }
+
+    /// Starts a game created with `start` unless its start (or anything
+    /// else) is already recorded: the first call, a concurrent retry or the
+    /// arbiter got there first.
+    async fn start_if_asked(&self, id: &str, start: bool, actor: &'static str) -> Result<(), ApiError> {
+        if !start {
+            return Ok(());
+        }
+        let table = self.hall.table(id).await?;
+        match table.act(Act::Event(Event::Start), actor, None, Some(0)).await {
+            Ok(_) | Err(ApiError::Aborted { .. }) => Ok(()),
+            Err(e) => Err(e),
+        }
     }
 
     async fn created(&self, id: &str) -> Result<pb::CreateGameResponse, ApiError> {
