@@ -516,6 +516,14 @@ pub async fn get_game(client: &mut Client, name: &str) -> pb::Game {
 
 /// Every recorded event of a game, read page by page.
 pub async fn all_events(client: &mut Client, name: &str) -> Vec<pb::GameEvent> {
+    try_all_events(client, name).await.expect("ListGameEvents")
+}
+
+/// Every recorded event of a game, read page by page, or the first error.
+///
+/// # Errors
+/// The status of a failed page.
+pub async fn try_all_events(client: &mut Client, name: &str) -> Result<Vec<pb::GameEvent>, Status> {
     let mut events = Vec::new();
     let mut page_token = String::new();
     loop {
@@ -525,12 +533,11 @@ pub async fn all_events(client: &mut Client, name: &str) -> Vec<pb::GameEvent> {
                 page_size: 1000,
                 page_token: page_token.clone(),
             })
-            .await
-            .expect("ListGameEvents")
+            .await?
             .into_inner();
         events.extend(page.events);
         if page.next_page_token.is_empty() {
-            return events;
+            return Ok(events);
         }
         page_token = page.next_page_token;
     }

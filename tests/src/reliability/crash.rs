@@ -153,15 +153,7 @@ impl fmt::Display for Report {
             self.outage_ms.0,
             self.outage_ms.1
         )?;
-        if self.failures.is_empty() {
-            write!(f, "  PASS")
-        } else {
-            write!(f, "  FAIL: {} failures:", self.failures.len())?;
-            for failure in &self.failures {
-                write!(f, "\n    - {failure}")?;
-            }
-            Ok(())
-        }
+        super::write_verdict(f, &self.failures)
     }
 }
 

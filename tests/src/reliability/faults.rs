@@ -128,15 +128,7 @@ impl fmt::Display for Report {
             )?;
             writeln!(f, "    message: {}", fault.message)?;
         }
-        if self.failures.is_empty() {
-            writeln!(f, "  no failures")
-        } else {
-            writeln!(f, "  {} failures:", self.failures.len())?;
-            for failure in &self.failures {
-                writeln!(f, "    {failure}")?;
-            }
-            Ok(())
-        }
+        super::write_verdict(f, &self.failures)
     }
 }
 

@@ -122,15 +122,7 @@ impl fmt::Display for Report {
         for (key, (count, example)) in &self.exceptions {
             writeln!(f, "    {count:>6} x {key}: {example}")?;
         }
-        if self.failures.is_empty() {
-            writeln!(f, "  no failures")
-        } else {
-            writeln!(f, "  {} failures:", self.failures.len())?;
-            for failure in &self.failures {
-                writeln!(f, "    {failure}")?;
-            }
-            Ok(())
-        }
+        super::write_verdict(f, &self.failures)
     }
 }
 
@@ -1045,24 +1037,12 @@ async fn check_game(daemon: &Daemon, name: &str) -> Result<(), String> {
         .into_inner()
         .game
         .ok_or_else(|| format!("{name}: GetGame without a game"))?;
-    let mut seqs = Vec::new();
-    let mut page_token = String::new();
-    loop {
-        let page = arbiter
-            .list_game_events(pb::ListGameEventsRequest {
-                parent: name.to_string(),
-                page_size: 1000,
-                page_token: page_token.clone(),
-            })
-            .await
-            .map_err(|e| format!("{name}: ListGameEvents: {e:?}"))?
-            .into_inner();
-        seqs.extend(page.events.iter().map(|e| e.seq));
-        if page.next_page_token.is_empty() {
-            break;
-        }
-        page_token = page.next_page_token;
-    }
+    let seqs: Vec<i64> = crate::try_all_events(&mut arbiter, name)
+        .await
+        .map_err(|e| format!("{name}: ListGameEvents: {e:?}"))?
+        .iter()
+        .map(|e| e.seq)
+        .collect();
     let expected: Vec<i64> = (1..=game.last_seq).collect();
     if seqs != expected {
         return Err(format!("{name}: event seqs {seqs:?}, expected 1..={}", game.last_seq));

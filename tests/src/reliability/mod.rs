@@ -10,3 +10,18 @@ pub mod fuzz;
 pub mod play;
 pub mod replicas;
 pub mod soak;
+
+/// The end of every report: `PASS`, or each failure on a line of its own.
+///
+/// # Errors
+/// As the formatter's.
+pub fn write_verdict(f: &mut std::fmt::Formatter<'_>, failures: &[String]) -> std::fmt::Result {
+    if failures.is_empty() {
+        return write!(f, "  PASS");
+    }
+    write!(f, "  FAIL: {} failures:", failures.len())?;
+    for failure in failures {
+        write!(f, "\n    - {failure}")?;
+    }
+    Ok(())
+}

@@ -676,7 +676,7 @@ async fn check_game(name: String, acks: Vec<Ack>, mut client: Client) -> GameChe
     let mut check =
         GameCheck { name: name.clone(), events: None, lost: 0, duplicated: 0, failures: Vec::new() };
     let failures = &mut check.failures;
-    let events = match list_events(&mut client, &name).await {
+    let events = match crate::try_all_events(&mut client, &name).await {
         Ok(e) => e,
         Err(e) => {
             failures.push(format!("{name}: ListGameEvents: {e}"));
@@ -755,27 +755,6 @@ async fn check_game(name: String, acks: Vec<Ack>, mut client: Client) -> GameChe
     }
     check.events = Some(events);
     check
-}
-
-/// Every event of a game, page by page.
-pub async fn list_events(client: &mut Client, name: &str) -> Result<Vec<pb::GameEvent>, Status> {
-    let mut events = Vec::new();
-    let mut page_token = String::new();
-    loop {
-        let page = client
-            .list_game_events(pb::ListGameEventsRequest {
-                parent: name.to_string(),
-                page_size: 1000,
-                page_token: page_token.clone(),
-            })
-            .await?
-            .into_inner();
-        events.extend(page.events);
-        if page.next_page_token.is_empty() {
-            return Ok(events);
-        }
-        page_token = page.next_page_token;
-    }
 }
 
 /// Replays the moves of a log from the standard start; checks each against

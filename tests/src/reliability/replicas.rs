@@ -137,15 +137,7 @@ impl fmt::Display for Report {
             quantile(&self.settled_lateness_ms, 1.0),
             self.settled_lateness_ms.len()
         )?;
-        if self.failures.is_empty() {
-            write!(f, "  PASS")
-        } else {
-            write!(f, "  FAIL: {} failures:", self.failures.len())?;
-            for failure in &self.failures {
-                write!(f, "\n    - {failure}")?;
-            }
-            Ok(())
-        }
+        super::write_verdict(f, &self.failures)
     }
 }
 

@@ -125,15 +125,7 @@ impl fmt::Display for Report {
             mib(self.rss_second_quarter_median_kib),
             mib(self.rss_limit_kib)
         )?;
-        if self.failures.is_empty() {
-            write!(f, "  PASS")
-        } else {
-            write!(f, "  FAIL: {} failures:", self.failures.len())?;
-            for failure in &self.failures {
-                write!(f, "\n    - {failure}")?;
-            }
-            Ok(())
-        }
+        super::write_verdict(f, &self.failures)
     }
 }
 
