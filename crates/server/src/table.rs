@@ -505,10 +505,34 @@ impl Table {
                     ),
                 });
             }
-            let event = self.event_for(act.clone())?;
-            let at = self.now_at();
             let before = self.game.clone();
-            let rulings = self.game.apply(&event, at).map_err(ApiError::Rejected)?;
+            let judged = match self.event_for(act.clone()) {
+                Ok(event) => {
+                    let at = self.now_at();
+                    self.game.apply(&event, at).map(|rulings| (event, at, rulings)).map_err(ApiError::Rejected)
+                }
+                Err(e) => Err(e),
+            };
+            let (event, at, rulings) = match judged {
+                Ok(judged) => judged,
+                Err(refusal @ (ApiError::Rejected(_) | ApiError::InvalidArgument(_))) => {
+                    // A refusal is final only on the game as the log has
+                    // it: on a shared database this table may not have
+                    // heard of another replica's append yet (the player's
+                    // previous move, say). Read the log; if it moved on,
+                    // judge again.
+                    self.game = before;
+                    let seen = self.last_seq;
+                    if attempts < 3 {
+                        self.catch_up().await?;
+                    }
+                    if self.last_seq != seen {
+                        continue;
+                    }
+                    return Err(refusal);
+                }
+                Err(e) => return Err(e),
+            };
             match self.record(&event, rulings, at, actor, request_id.clone()).await {
                 Ok(event) => return Ok(Acted { event, game: self.snapshot() }),
                 Err(ApiError::Aborted { reason: "CONCURRENT_UPDATE" | "DUPLICATE_REQUEST", .. })
