@@ -509,7 +509,10 @@ impl Table {
             let judged = match self.event_for(act.clone()) {
                 Ok(event) => {
                     let at = self.now_at();
-                    self.game.apply(&event, at).map(|rulings| (event, at, rulings)).map_err(ApiError::Rejected)
+                    self.game
+                        .apply(&event, at)
+                        .map(|rulings| (event, at, rulings))
+                        .map_err(ApiError::Rejected)
                 }
                 Err(e) => Err(e),
             };
