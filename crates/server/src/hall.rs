@@ -72,6 +72,7 @@ impl Hall {
                     tables.retain(|_, cell| !cell.get().is_some_and(TableHandle::is_closed));
                     self.prune_at.store((tables.len() * 2).max(MIN_PRUNE_AT), Ordering::Relaxed);
                 }
+                metrics::gauge!("arbiter_tables_in_memory").set(tables.len() as f64);
                 let cell = tables.entry(id.to_string()).or_default().clone();
                 // A finished game's table stops when idle; forget it so that
                 // the next use loads it again.
