@@ -162,11 +162,15 @@
 //! that scale every amount is exact whenever D has at most two decimal places
 //! (all multipliers are 1/2, 1/4, 1/10, 1/20 or 2/25), which covers every
 //! integer D and every D reached after one game from whole-point totals. No
-//! fixed scale can hold the exact amounts for ever: each game can add two
-//! decimal places to the totals. When an exact amount needs more than four
-//! decimal places the functions return [`ScoringError::InexactGradePoints`]
-//! rather than round silently; choosing a rounding rule for that case is left
-//! to the product owner (DEC-15 says "to be confirmed").
+//! fixed scale can keep DEC-15's "exact decimal points" for ever: each game
+//! can add two decimal places to the totals, so after fifty games an exact
+//! total could need a hundred. The choice made here: an amount that needs
+//! more than four decimal places is rounded half away from zero to four
+//! (四舍五入, the rounding of Chinese scoring tables), once, when it is
+//! computed. Every amount that four places can hold stays exact, the
+//! transfer stays zero-sum (both players move by the same rounded amount),
+//! and replaying the same games always gives the same totals. The rounding
+//! is at most half a ten-thousandth of a point per game.
 
 use std::fmt;
 use std::iter::Sum;
@@ -204,9 +208,6 @@ pub enum ScoringError {
     /// played in its place.
     #[error("the game was annulled: it has no score (a new game is played)")]
     Annulled,
-    /// The exact CN-16 amount needs more than four decimal places.
-    #[error("the exact CN-16 amount for D = {0} needs more than four decimal places")]
-    InexactGradePoints(GradePoints),
     /// CN-16 arithmetic left the range of the fixed-point type.
     #[error("CN-16 grade points overflowed")]
     GradePointsOverflow,
@@ -1169,7 +1170,7 @@ pub fn rating_change(
 /// Ten-thousandths per grade point.
 const GRADE_SCALE: i64 = 10_000;
 
-/// CN-16 grade points: an exact decimal with four decimal places.
+/// CN-16 grade points: a decimal with four decimal places.
 #[derive(
     serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash,
 )]
@@ -1285,26 +1286,25 @@ pub enum GradeOutcome {
     Draw,
 }
 
-/// `numerator / denominator` if it is a whole number of ten-thousandths.
-fn exact_quotient(numerator: i64, denominator: i64, d: GradePoints) -> Result<i64, ScoringError> {
-    if numerator % denominator == 0 {
-        Ok(numerator / denominator)
-    } else {
-        Err(ScoringError::InexactGradePoints(d))
-    }
+/// `numerator / denominator` in ten-thousandths, rounded half away from zero
+/// (DEC-15 as chosen in the module docs). Both are non-negative here: `d` is
+/// checked first and the denominators are constants.
+fn rounded_quotient(numerator: i64, denominator: i64) -> Result<i64, ScoringError> {
+    debug_assert!(numerator >= 0 && denominator > 0);
+    let twice = numerator.checked_mul(2).and_then(|n| n.checked_add(denominator));
+    Ok(twice.ok_or(ScoringError::GradePointsOverflow)? / (2 * denominator))
 }
 
 /// The CN-16 amount for a point difference `d` (≥ 0): what the winner gains
 /// and the loser loses, or in a draw what the lower-rated player gains and the
-/// higher-rated player loses. Bands and exactness follow DEC-15 (see the
-/// module docs).
+/// higher-rated player loses. Bands follow DEC-15; an amount that needs more
+/// than four decimal places is rounded half away from zero (see the module
+/// docs).
 ///
 /// # Errors
 ///
 /// [`ScoringError::NegativeGradeDifference`] if `d` < 0;
-/// [`ScoringError::InexactGradePoints`] if the exact amount needs more than
-/// four decimal places; [`ScoringError::GradePointsOverflow`] if it does not
-/// fit.
+/// [`ScoringError::GradePointsOverflow`] if the amount does not fit.
 pub fn cn16_transfer(d: GradePoints, outcome: GradeOutcome) -> Result<GradePoints, ScoringError> {
     if d.0 < 0 {
         return Err(ScoringError::NegativeGradeDifference(d));
@@ -1319,7 +1319,7 @@ pub fn cn16_transfer(d: GradePoints, outcome: GradeOutcome) -> Result<GradePoint
             if d.0 < ten {
                 ten
             } else if d.0 < hundred {
-                ten - exact_quotient(d.0.checked_mul(2).ok_or(overflow)?, 25, d)?
+                ten - rounded_quotient(d.0.checked_mul(2).ok_or(overflow)?, 25)?
             } else if d.0 < 200 * GRADE_SCALE {
                 2 * GRADE_SCALE
             } else {
@@ -1331,9 +1331,9 @@ pub fn cn16_transfer(d: GradePoints, outcome: GradeOutcome) -> Result<GradePoint
             if d.0 < ten {
                 ten
             } else if d.0 < hundred {
-                ten + exact_quotient(d.0, 10, d)?
+                ten + rounded_quotient(d.0, 10)?
             } else {
-                exact_quotient(d.0, 2, d)?
+                rounded_quotient(d.0, 2)?
             }
         }
         // D < 10 → 0; 10 ≤ D < 100 → (10 + D/10)/2 = 5 + D/20; D ≥ 100 → D/4.
@@ -1341,9 +1341,9 @@ pub fn cn16_transfer(d: GradePoints, outcome: GradeOutcome) -> Result<GradePoint
             if d.0 < ten {
                 0
             } else if d.0 < hundred {
-                5 * GRADE_SCALE + exact_quotient(d.0, 20, d)?
+                5 * GRADE_SCALE + rounded_quotient(d.0, 20)?
             } else {
-                exact_quotient(d.0, 4, d)?
+                rounded_quotient(d.0, 4)?
             }
         }
     };

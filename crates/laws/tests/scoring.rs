@@ -704,18 +704,51 @@ fn cn16_half_open_bands_with_fractional_differences() {
 }
 
 #[test]
-fn cn16_never_rounds_silently() {
-    // 10.0001 / 12.5 = 0.800008: five decimals, refused.
-    let d = GradePoints::from_ten_thousandths(100_001);
-    assert_eq!(cn16_transfer(d, GradeOutcome::HigherWins), Err(ScoringError::InexactGradePoints(d)));
-    assert_eq!(cn16_transfer(d, GradeOutcome::LowerWins), Err(ScoringError::InexactGradePoints(d)));
-    // D/4 of 100.0001 needs six decimals.
-    let d = GradePoints::from_ten_thousandths(1_000_001);
-    assert_eq!(cn16_transfer(d, GradeOutcome::Draw), Err(ScoringError::InexactGradePoints(d)));
+fn cn16_rounds_half_away_from_zero_beyond_four_decimals() {
+    let units = GradePoints::from_ten_thousandths;
+    // 10 − 10.0001/12.5 = 9.199992 → 9.2.
+    let d = units(100_001);
+    assert_eq!(cn16_transfer(d, GradeOutcome::HigherWins), Ok(units(92_000)));
+    // 10 + 10.0001/10 = 11.00001 → 11.
+    assert_eq!(cn16_transfer(d, GradeOutcome::LowerWins), Ok(units(110_000)));
+    // 10 + 10.0005/10 = 11.00005: the half goes away from zero, to 11.0001.
+    assert_eq!(cn16_transfer(units(100_005), GradeOutcome::LowerWins), Ok(units(110_001)));
+    // 5 + 10.0003/20 = 5.500015 → 5.5; 5 + 10.001/20 = 5.50005 → 5.5001.
+    assert_eq!(cn16_transfer(units(100_003), GradeOutcome::Draw), Ok(units(55_000)));
+    assert_eq!(cn16_transfer(units(100_010), GradeOutcome::Draw), Ok(units(55_001)));
+    // 100.0001/4 = 25.000025 → 25; 100.0002/4 = 25.00005 → 25.0001.
+    assert_eq!(cn16_transfer(units(1_000_001), GradeOutcome::Draw), Ok(units(250_000)));
+    assert_eq!(cn16_transfer(units(1_000_002), GradeOutcome::Draw), Ok(units(250_001)));
+    // 100.0001/2 = 50.00005 → 50.0001.
+    assert_eq!(cn16_transfer(units(1_000_001), GradeOutcome::LowerWins), Ok(units(500_001)));
+    // The rounded transfer stays zero-sum.
+    let (white, black) =
+        cn16_grade_changes(units(1_100_005), units(1_000_000), (Score::Loss, Score::Win)).unwrap();
+    assert_eq!((white, black), (units(-110_001), units(110_001)));
     assert!(matches!(
         cn16_transfer(gp(-1), GradeOutcome::Draw),
         Err(ScoringError::NegativeGradeDifference(_))
     ));
+}
+
+#[test]
+fn cn16_many_games_never_fail_and_stay_zero_sum() {
+    // Fifty games between two players whose totals drift into fractions:
+    // every change is defined, and the sum of both totals never moves.
+    let (mut a, mut b) = (gp(1_000), gp(1_037));
+    let total = a.checked_add(b).unwrap();
+    for game in 0..50 {
+        let scores = match game % 3 {
+            0 => (Score::Win, Score::Loss),
+            1 => (Score::Draw, Score::Draw),
+            _ => (Score::Loss, Score::Win),
+        };
+        let (da, db) = cn16_grade_changes(a, b, scores).unwrap();
+        assert_eq!(da.checked_add(db), Some(GradePoints::ZERO), "game {game}");
+        a = a.checked_add(da).unwrap();
+        b = b.checked_add(db).unwrap();
+        assert_eq!(a.checked_add(b), Some(total));
+    }
 }
 
 #[test]
