@@ -4,6 +4,7 @@
 //! recorder), so several servers in one test process share it.
 
 use std::sync::OnceLock;
+use std::time::Duration;
 
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -11,9 +12,12 @@ use tokio::net::TcpListener;
 
 static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
 
+/// How often recorded histogram samples are folded into their buckets.
+const UPKEEP_INTERVAL: Duration = Duration::from_secs(5);
+
 /// Installs the global recorder once.
 pub(crate) fn install_recorder() -> Option<&'static PrometheusHandle> {
-    HANDLE
+    let handle = HANDLE
         .get_or_init(|| {
             let buckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5];
             let builder = PrometheusBuilder::new().set_buckets(&buckets).ok()?;
@@ -25,7 +29,30 @@ pub(crate) fn install_recorder() -> Option<&'static PrometheusHandle> {
                 }
             }
         })
-        .as_ref()
+        .as_ref()?;
+    start_upkeep(handle);
+    Some(handle)
+}
+
+/// Starts, once per process, the thread that folds recorded histogram
+/// samples into their buckets. The recorder keeps every sample until a
+/// scrape or an upkeep drains it, so a service nobody scrapes would grow by
+/// a few bytes per request for ever (a 30-minute soak showed about 1.5 MiB
+/// a minute). A plain thread, not a task: the recorder is process-wide and
+/// outlives any one runtime (tests start and stop many).
+fn start_upkeep(handle: &'static PrometheusHandle) {
+    static STARTED: OnceLock<()> = OnceLock::new();
+    STARTED.get_or_init(|| {
+        let spawned = std::thread::Builder::new().name("metrics-upkeep".into()).spawn(move || {
+            loop {
+                std::thread::sleep(UPKEEP_INTERVAL);
+                handle.run_upkeep();
+            }
+        });
+        if let Err(e) = spawned {
+            tracing::warn!(error = %e, "metrics upkeep not started; histogram samples wait for scrapes");
+        }
+    });
 }
 
 /// Serves `GET /metrics` (Prometheus text format) on `listener` until the
