@@ -31,8 +31,13 @@ use crate::convert;
 use crate::error::ApiError;
 use crate::store::{Append, EventRow, EventStore, GameRow, Storage};
 
-/// How long a finished game stays loaded without commands.
-const IDLE_FINISHED: Duration = Duration::from_secs(120);
+/// How long a finished game stays loaded without commands. Long enough for
+/// the reads that follow a result (the platform fetching the result, the
+/// PGN, a watcher catching up); after that a read loads the game again from
+/// the log, which costs a replay. Under churn the finished games held are
+/// most of the service's memory: at twelve games ending a second, 120 s
+/// held some 1,400 of them.
+const IDLE_FINISHED: Duration = Duration::from_secs(15);
 /// How long to wait before retrying a deadline whose ruling could not be
 /// stored.
 const STORE_RETRY: Duration = Duration::from_millis(250);
