@@ -37,8 +37,7 @@ pub(crate) fn install_recorder() -> Option<&'static PrometheusHandle> {
 /// Starts, once per process, the thread that folds recorded histogram
 /// samples into their buckets. The recorder keeps every sample until a
 /// scrape or an upkeep drains it, so a service nobody scrapes would grow by
-/// a few bytes per request for ever (a 30-minute soak showed about 1.5 MiB
-/// a minute). A plain thread, not a task: the recorder is process-wide and
+/// some eight bytes per request for ever. A plain thread, not a task: the recorder is process-wide and
 /// outlives any one runtime (tests start and stop many).
 fn start_upkeep(handle: &'static PrometheusHandle) {
     static STARTED: OnceLock<()> = OnceLock::new();
