@@ -5,10 +5,20 @@
 //! stays constant.
 //!
 //! Memory must stay flat. The daemon's resident memory is sampled every
-//! `sample_every`; the first 20% of the run is warm-up. The rule: the
-//! largest sample of the last quarter of the run must not exceed the median
-//! of the second quarter by more than 20% + 16 MiB. The log must report no
-//! panic, and the ledger must verify ([`play::verify`]).
+//! `sample_every`; the first 20% of the run is warm-up. Two rules:
+//!
+//! - The largest sample of the last quarter of the run must not exceed the
+//!   median of the second quarter by more than 20% + 16 MiB (a jump).
+//! - In runs of ten minutes or more, the least-squares trend of the samples
+//!   after the first quarter, carried over those three quarters, must not
+//!   exceed 8 MiB (a creep). A trend is blind to an allocator's saw-tooth
+//!   (memory returned to the system in batches), which a maximum is not, and
+//!   it catches a slow leak that the first rule lets pass: 1.4 MiB a minute
+//!   passed it in a 30-minute run. Short runs are all warm-up, so only the
+//!   first rule applies to them.
+//!
+//! The log must report no panic, and the ledger must verify
+//! ([`play::verify`]).
 
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -19,6 +29,10 @@ use super::play::{self, Endpoints, Load, LoadOptions, quantile};
 /// fixed allowance (allocator caches, SQLite's page cache filling up).
 const GROWTH_RATIO: f64 = 0.20;
 const GROWTH_KIB: u64 = 16 * 1024;
+/// The trend rule: runs at least this long, growth at most this much over
+/// the last three quarters.
+const TREND_MIN_SECONDS: u64 = 600;
+const TREND_MAX_KIB: f64 = 8.0 * 1024.0;
 
 /// How the soak scenario runs.
 #[derive(Clone, Debug)]
@@ -85,6 +99,8 @@ pub struct Report {
     pub rss_second_quarter_median_kib: u64,
     pub rss_last_quarter_max_kib: u64,
     pub rss_limit_kib: u64,
+    /// The trend of the last three quarters, KiB per minute (long runs).
+    pub rss_trend_kib_per_min: Option<f64>,
     pub panics: usize,
     pub failures: Vec<String>,
 }
@@ -125,6 +141,16 @@ impl fmt::Display for Report {
             mib(self.rss_second_quarter_median_kib),
             mib(self.rss_limit_kib)
         )?;
+        if let Some(slope) = self.rss_trend_kib_per_min {
+            writeln!(
+                f,
+                "  memory trend after the first quarter: {:+.2} MiB/min, {:+.1} MiB over {:.0} min (at most {:.0} MiB)",
+                slope / 1024.0,
+                slope * self.seconds * 0.75 / 60.0 / 1024.0,
+                self.seconds * 0.75 / 60.0,
+                TREND_MAX_KIB / 1024.0
+            )?;
+        }
         super::write_verdict(f, &self.failures)
     }
 }
@@ -237,5 +263,63 @@ fn check_memory(options: &Options, report: &mut Report) {
             mib(median),
             mib(limit)
         ));
+    }
+    if options.seconds >= TREND_MIN_SECONDS {
+        let late: Vec<(f64, f64)> = report
+            .rss
+            .iter()
+            .filter(|(t, _)| *t >= 0.25 * total)
+            .map(|&(t, k)| (t / 60.0, k as f64))
+            .collect();
+        match trend(&late) {
+            Some(slope) => {
+                report.rss_trend_kib_per_min = Some(slope);
+                let growth = slope * 0.75 * total / 60.0;
+                if growth > TREND_MAX_KIB {
+                    report.failures.push(format!(
+                        "memory crept: {:+.2} MiB/min after the first quarter, {:.1} MiB over the last three \
+                         quarters (at most {:.0} MiB)",
+                        slope / 1024.0,
+                        growth / 1024.0,
+                        TREND_MAX_KIB / 1024.0
+                    ));
+                }
+            }
+            None => report.failures.push("too few RSS samples for the memory trend".into()),
+        }
+    }
+}
+
+/// The least-squares slope of `(x, y)` points, or `None` with fewer than ten
+/// points or no spread in x.
+fn trend(points: &[(f64, f64)]) -> Option<f64> {
+    if points.len() < 10 {
+        return None;
+    }
+    let n = points.len() as f64;
+    let mean_x = points.iter().map(|p| p.0).sum::<f64>() / n;
+    let mean_y = points.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = points.iter().map(|p| (p.0 - mean_x).powi(2)).sum();
+    let sxy: f64 = points.iter().map(|p| (p.0 - mean_x) * (p.1 - mean_y)).sum();
+    (sxx > 0.0).then(|| sxy / sxx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::trend;
+
+    #[test]
+    fn trend_is_the_slope_through_a_saw_tooth() {
+        // A saw-tooth of ±10 around a line rising 2 per step.
+        let points: Vec<(f64, f64)> = (0..200)
+            .map(|i| (f64::from(i), 2.0 * f64::from(i) + if i % 2 == 0 { 10.0 } else { -10.0 }))
+            .collect();
+        let slope = trend(&points).unwrap();
+        assert!((slope - 2.0).abs() < 0.01, "slope {slope}");
+        let flat: Vec<(f64, f64)> =
+            (0..50).map(|i| (f64::from(i), if i % 5 == 0 { 130.0 } else { 120.0 })).collect();
+        assert!(trend(&flat).unwrap().abs() < 0.1);
+        assert_eq!(trend(&points[..5]), None);
+        assert_eq!(trend(&[(1.0, 1.0); 20]), None);
     }
 }
