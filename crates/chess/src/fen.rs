@@ -81,8 +81,14 @@ pub enum Strictness {
     /// Also accept impossible checks and too much material, as in the
     /// deliberately odd perft positions. Kings, pawns on the back rank,
     /// the side not to move in check, castling rights and the en passant
-    /// square are still checked, because move generation relies on them.
+    /// square are still checked.
     Lenient,
+    /// As lenient, and also accept what an illegal move that stood leaves
+    /// (FIDE A.5.2, see [`Position::play_irregular`]): pawns on the first or
+    /// last rank and the side not to move in check. One king per side,
+    /// castling rights and the en passant square are still checked, because
+    /// move generation relies on them.
+    Irregular,
 }
 
 /// Options for reading a FEN.
@@ -248,7 +254,10 @@ impl Position {
                 _ => return Err(PositionError::TooManyKings(color).into()),
             }
         }
-        if let Some(sq) = (board.pawns() & Bitboard::BACKRANKS).first() {
+        let irregular = options.strictness == Strictness::Irregular;
+        if let Some(sq) = (board.pawns() & Bitboard::BACKRANKS).first()
+            && !irregular
+        {
             return Err(PositionError::PawnOnBackRank(sq).into());
         }
         let castling = parse_castling(fields[2], &board)?;
@@ -264,7 +273,7 @@ impl Position {
         if !options.chess960 && pos.has_standard_castling_rights() {
             pos.mode = CastlingMode::Standard;
         }
-        if pos.attackers_to(pos.king(turn.other()), turn, board.occupied()).any() {
+        if !irregular && pos.attackers_to(pos.king(turn.other()), turn, board.occupied()).any() {
             return Err(PositionError::OppositeCheck(turn.other()).into());
         }
         if let Some(ep) = ep {

@@ -116,9 +116,12 @@ impl fmt::Display for Outcome {
 
 /// A game: the start position, the moves played, and every position since.
 ///
-/// Moves are checked for legality when pushed. The record answers the
-/// history-dependent questions of the Laws; it does not decide who may claim
-/// or when (that is the competition rules' job in `arbiter-laws`).
+/// Moves are checked for legality when pushed, except those pushed with
+/// [`GameRecord::push_irregular`]: illegal moves that stood because nobody
+/// acted on them (FIDE A.5.2), which the record marks as such. The record
+/// answers the history-dependent questions of the Laws; it does not decide
+/// who may claim or when (that is the competition rules' job in
+/// `arbiter-laws`).
 #[derive(Clone, Debug)]
 pub struct GameRecord {
     /// `positions[i]` is the position before move `i`; the last entry is the
@@ -127,13 +130,17 @@ pub struct GameRecord {
     /// `keys[i]` is `positions[i].repetition_key()`, kept to compare quickly.
     keys: Vec<u64>,
     moves: Vec<Move>,
+    /// Indices into `moves` of the moves pushed with
+    /// [`GameRecord::push_irregular`], ascending (empty in almost every game).
+    irregular: Vec<usize>,
 }
 
 /// Two records are equal when they start from the same position (move
-/// counters included) and have the same moves.
+/// counters included) and have the same moves, played the same way.
 impl PartialEq for GameRecord {
     fn eq(&self, other: &GameRecord) -> bool {
         self.moves == other.moves
+            && self.irregular == other.irregular
             && self.start() == other.start()
             && self.start().halfmove_clock() == other.start().halfmove_clock()
             && self.start().fullmove_number() == other.start().fullmove_number()
@@ -146,7 +153,12 @@ impl Eq for GameRecord {}
 impl GameRecord {
     /// A game starting from `start`.
     pub fn new(start: Position) -> GameRecord {
-        GameRecord { keys: vec![start.repetition_key()], positions: vec![start], moves: Vec::new() }
+        GameRecord {
+            keys: vec![start.repetition_key()],
+            positions: vec![start],
+            moves: Vec::new(),
+            irregular: Vec::new(),
+        }
     }
 
     /// The start position.
@@ -192,6 +204,33 @@ impl GameRecord {
         self.push_position(m, next);
     }
 
+    /// Plays a move as the pieces were moved, legal or not: an illegal move
+    /// that stands (FIDE A.5.2). See [`Position::play_irregular`] for what
+    /// the move does to the board; the record marks it
+    /// ([`GameRecord::irregular_moves`]) so that it is read back the same way.
+    ///
+    /// # Errors
+    /// [`crate::IrregularMoveError`] if the pieces cannot be moved that way;
+    /// the record is unchanged.
+    pub fn push_irregular(&mut self, m: Move) -> Result<(), crate::IrregularMoveError> {
+        let next = self.position().play_irregular(m)?;
+        self.irregular.push(self.moves.len());
+        self.push_position(m, next);
+        Ok(())
+    }
+
+    /// Indices into [`GameRecord::moves`] of the moves pushed with
+    /// [`GameRecord::push_irregular`], ascending.
+    pub fn irregular_moves(&self) -> &[usize] {
+        &self.irregular
+    }
+
+    /// `true` if move `index` (0-based) was pushed as an illegal move that
+    /// stood.
+    pub fn is_irregular(&self, index: usize) -> bool {
+        self.irregular.binary_search(&index).is_ok()
+    }
+
     fn push_position(&mut self, m: Move, next: Position) {
         self.keys.push(next.repetition_key());
         self.positions.push(next);
@@ -203,6 +242,9 @@ impl GameRecord {
         let m = self.moves.pop()?;
         self.positions.pop();
         self.keys.pop();
+        if self.irregular.last() == Some(&self.moves.len()) {
+            self.irregular.pop();
+        }
         Some(m)
     }
 

@@ -41,7 +41,7 @@ pub use board::Board;
 pub use fen::{FenError, FenOptions, FenSyntaxError, PositionError, Strictness};
 pub use game::{GameRecord, Outcome, Termination};
 pub use movegen::{MoveList, perft, perft_full};
-pub use position::{IllegalMoveError, NonStandardCastlingError, Position};
+pub use position::{IllegalMoveError, IrregularMoveError, NonStandardCastlingError, Position};
 pub use san::{San, SanError};
 pub use types::{CastlingMode, CastlingSide, Color, File, Move, MoveKind, Piece, Rank, Role, Square};
 pub use uci::{UciError, UciMove, UciText};

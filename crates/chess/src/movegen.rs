@@ -398,8 +398,13 @@ impl Position {
             danger |= knight_attacks(n);
         }
         danger |= king_attacks(self.king(them));
+        // Kings are never captured: taking the king is not a legal move (FIDE
+        // 7.5.5 comm.). Only a position left by an illegal move that stood
+        // (see `Position::play_irregular`) can have the enemy king en prise,
+        // so for every other position this changes nothing.
+        let blocked = ours | b.kings();
         let occ_no_king = occ - Bitboard::from_square(king);
-        let mut king_targets = king_attacks(king) - ours - danger;
+        let mut king_targets = king_attacks(king) - blocked - danger;
         for to in king_targets {
             if (rook_attacks(to, occ_no_king) & their_straight).any()
                 || (bishop_attacks(to, occ_no_king) & their_diag).any()
@@ -420,7 +425,7 @@ impl Position {
             let checker = Square::from_index_unchecked(checkers.0.trailing_zeros());
             between(king, checker) | checkers
         } else {
-            !ours
+            !blocked
         };
 
         // Pinned pieces: our single blockers on a line from our king to an

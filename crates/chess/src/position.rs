@@ -49,6 +49,23 @@ pub struct IllegalMoveError {
     pub uci: crate::uci::UciText,
 }
 
+/// Why a move cannot be played even as an illegal move that stands
+/// ([`Position::play_irregular`]): the pieces could not be moved that way,
+/// or the result would not be a position at all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum IrregularMoveError {
+    #[error("there is no piece of the side to move on {0}")]
+    NoPieceToMove(Square),
+    #[error("the move leaves the piece on {0}")]
+    NullMove(Square),
+    #[error("a piece of the side to move already stands on {0}")]
+    OwnPieceOnTarget(Square),
+    #[error("the move would capture the king on {0}, which never leaves the board")]
+    CapturesKing(Square),
+    #[error("the move is not a {0} on this board")]
+    WrongKind(&'static str),
+}
+
 impl Position {
     /// The standard starting position.
     pub fn startpos() -> Position {
@@ -477,6 +494,117 @@ impl Position {
             hash,
             mode: self.mode,
         }
+    }
+
+    /// Plays `m` as the pieces were moved on the board, even if the Laws do
+    /// not allow it: the move of a competition where an illegal move that
+    /// nobody acted on stands (FIDE A.5.2). The result keeps one king per
+    /// side but may leave the mover's king in check or a pawn on its first or
+    /// last rank (see [`Position::irregularity`]); legal move generation
+    /// stays sound on it and never lists a capture of the king.
+    ///
+    /// The kind of `m` says what was moved: [`MoveKind::Normal`] moves the one
+    /// piece on `from` to `to` (a pawn reaching its last rank stays a pawn);
+    /// a promotion replaces the pawn; castling moves king and rook; en
+    /// passant removes the pawn passed; a double push allows en passant as
+    /// after a legal one. A legal move gives the same position as
+    /// [`Position::play`].
+    ///
+    /// # Errors
+    /// [`IrregularMoveError`] when the move cannot be made with the pieces on
+    /// the board (no piece of the side to move on `from`, one of its own
+    /// pieces on `to`, a castling rook without its right or with pieces in
+    /// the way...), or when it would capture a king.
+    pub fn play_irregular(&self, m: Move) -> Result<Position, IrregularMoveError> {
+        let us = self.turn;
+        let b = &self.board;
+        let from = m.from();
+        let to = m.to();
+        let piece =
+            b.piece_at(from).filter(|p| p.color == us).ok_or(IrregularMoveError::NoPieceToMove(from))?;
+        if from == to {
+            return Err(IrregularMoveError::NullMove(from));
+        }
+        let pawn = piece.role == Role::Pawn;
+        match m.kind() {
+            MoveKind::Normal | MoveKind::Promotion(_) => {
+                if b.by_color(us).contains(to) {
+                    return Err(IrregularMoveError::OwnPieceOnTarget(to));
+                }
+                if b.kings().contains(to) {
+                    return Err(IrregularMoveError::CapturesKing(to));
+                }
+                let last = to.rank() == crate::types::Rank::Eighth.relative_to(us);
+                if m.is_promotion() && !(pawn && last) {
+                    return Err(IrregularMoveError::WrongKind("promotion"));
+                }
+            }
+            MoveKind::DoublePush => {
+                let start = from.rank() == crate::types::Rank::Second.relative_to(us);
+                let passed = Square::from_index_unchecked((from.index() as u32 + to.index() as u32) / 2);
+                let straight = from.file() == to.file() && from.index().abs_diff(to.index()) == 16;
+                let forward = (to.index() > from.index()) == (us == Color::White);
+                if !(pawn && start && straight && forward)
+                    || b.occupied.contains(passed)
+                    || b.occupied.contains(to)
+                {
+                    return Err(IrregularMoveError::WrongKind("double push"));
+                }
+            }
+            MoveKind::EnPassant => {
+                let victim = Square::from_coords(to.file(), from.rank());
+                let ok = pawn
+                    && self.ep_square == Some(to)
+                    && pawn_attacks(us, from).contains(to)
+                    && b.piece_at(victim) == Some(Piece { color: us.other(), role: Role::Pawn });
+                if !ok {
+                    return Err(IrregularMoveError::WrongKind("capture en passant"));
+                }
+            }
+            MoveKind::Castle => {
+                // King and rook must both stand on their castling squares,
+                // with the right, and nothing else in the way: otherwise the
+                // two pieces could not have been moved at all.
+                let rook_ok = self.castling.contains(to)
+                    && b.piece_at(to) == Some(Piece { color: us, role: Role::Rook })
+                    && piece.role == Role::King;
+                if !rook_ok {
+                    return Err(IrregularMoveError::WrongKind("castling"));
+                }
+                let side = CastlingSide::from_files(from.file(), to.file());
+                let (king_to, rook_to) = (side.king_to(us), side.rook_to(us));
+                let paths = between(from, king_to)
+                    | Bitboard::from_square(king_to)
+                    | between(to, rook_to)
+                    | Bitboard::from_square(rook_to);
+                let movers = Bitboard::from_square(from) | Bitboard::from_square(to);
+                if ((paths - movers) & b.occupied).any() {
+                    return Err(IrregularMoveError::WrongKind("castling"));
+                }
+            }
+        }
+        // Every case above leaves a move `after` can make: one piece of the
+        // mover onto a square free of his pieces and of kings, or a special
+        // move whose squares were just checked.
+        Ok(self.after(m))
+    }
+
+    /// Why this position cannot arise from legal moves, as far as play
+    /// depends on it: a pawn on the first or last rank
+    /// ([`crate::PositionError::PawnOnBackRank`]) or the side not to move in
+    /// check ([`crate::PositionError::OppositeCheck`]; with the side to move in
+    /// check too, both kings are in check). `None` for every position legal
+    /// moves reach. Only [`Position::play_irregular`] and an
+    /// [`crate::Strictness::Irregular`] FEN make the others.
+    pub fn irregularity(&self) -> Option<crate::PositionError> {
+        if let Some(sq) = (self.board.pawns() & Bitboard::BACKRANKS).first() {
+            return Some(crate::PositionError::PawnOnBackRank(sq));
+        }
+        let them = self.turn.other();
+        if self.attackers_to(self.king(them), self.turn, self.board.occupied).any() {
+            return Some(crate::PositionError::OppositeCheck(them));
+        }
+        None
     }
 
     /// Passes the turn without moving (a "null move"). Used by analysis code

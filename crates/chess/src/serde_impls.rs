@@ -4,11 +4,14 @@
 //! - [`Color`], [`Role`], [`CastlingMode`]: lowercase names.
 //! - [`Square`]: its name (`"e4"`).
 //! - [`Move`]: its 16-bit encoding ([`Move::to_u16`]).
-//! - [`Position`]: `{ "fen": ..., "chess960": bool }`; read back leniently
-//!   (odd but playable positions are allowed), so every position this crate
-//!   can hold round-trips.
-//! - [`GameRecord`]: the start position and the moves; read back by playing
-//!   every move, so an illegal move is an error, never a corrupt record.
+//! - [`Position`]: `{ "fen": ..., "chess960": bool }`; read back with
+//!   [`Strictness::Irregular`] (odd but playable positions, and those an
+//!   illegal move that stood leaves, are allowed), so every position this
+//!   crate can hold round-trips.
+//! - [`GameRecord`]: the start position, the moves, and which of them were
+//!   illegal moves that stood (`irregular`, left out when empty); read back
+//!   by playing every move, so a move that cannot be played is an error,
+//!   never a corrupt record.
 
 use serde::de::{self, Deserializer};
 use serde::ser::{SerializeStruct, Serializer};
@@ -130,20 +133,28 @@ impl<'de> Deserialize<'de> for Position {
 
 fn position_from(fen: &str, chess960: bool) -> Result<Position, crate::FenError> {
     // The reader picks Chess960 notation whenever the rights need it.
-    Position::from_fen_with(fen, FenOptions { chess960, strictness: Strictness::Lenient })
+    Position::from_fen_with(fen, FenOptions { chess960, strictness: Strictness::Irregular })
 }
 
 #[derive(Serialize, Deserialize)]
 struct RecordRepr {
     start: Position,
     moves: Vec<Move>,
+    /// Indices into `moves` of the illegal moves that stood, ascending.
+    #[serde(default)]
+    irregular: Vec<usize>,
 }
 
 impl Serialize for GameRecord {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut st = s.serialize_struct("GameRecord", 2)?;
+        let irregular = self.irregular_moves();
+        let mut st = s.serialize_struct("GameRecord", 2 + usize::from(!irregular.is_empty()))?;
         st.serialize_field("start", self.start())?;
         st.serialize_field("moves", self.moves())?;
+        // Records of legal moves only keep their old form.
+        if !irregular.is_empty() {
+            st.serialize_field("irregular", irregular)?;
+        }
         st.end()
     }
 }
@@ -151,9 +162,21 @@ impl Serialize for GameRecord {
 impl<'de> Deserialize<'de> for GameRecord {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<GameRecord, D::Error> {
         let r = RecordRepr::deserialize(d)?;
+        if r.start.irregularity().is_some() {
+            return Err(de::Error::custom("a game cannot start from an illegal position"));
+        }
+        if r.irregular.windows(2).any(|w| w[0] >= w[1])
+            || r.irregular.last().is_some_and(|&i| i >= r.moves.len())
+        {
+            return Err(de::Error::custom("irregular move indices must ascend and name moves of the record"));
+        }
         let mut record = GameRecord::new(r.start);
         for (i, m) in r.moves.into_iter().enumerate() {
-            record.push(m).map_err(|e| de::Error::custom(format!("move {}: {e}", i + 1)))?;
+            if r.irregular.binary_search(&i).is_ok() {
+                record.push_irregular(m).map_err(|e| de::Error::custom(format!("move {}: {e}", i + 1)))?;
+            } else {
+                record.push(m).map_err(|e| de::Error::custom(format!("move {}: {e}", i + 1)))?;
+            }
         }
         Ok(record)
     }
