@@ -184,6 +184,13 @@ pub enum Event {
     Resign {
         color: Color,
     },
+    /// A.5.2, only where the service does not act on illegal moves by itself
+    /// (`observe = false`): the player claims that his opponent's last move,
+    /// completed, was illegal. Allowed until he makes his next move; the
+    /// illegal move is then ruled as an observed one (7.5.1 to 7.5.5).
+    ClaimIllegalMove {
+        color: Color,
+    },
     /// The player arrived at the board (default time, 6.7).
     PlayerArrived {
         color: Color,
@@ -299,6 +306,7 @@ impl Event {
             | DeclineDraw { color }
             | ClaimDraw { color, .. }
             | Resign { color }
+            | ClaimIllegalMove { color }
             | PlayerArrived { color }
             | RequestIncrement { color }
             | ClaimNoWinningAttempt { color } => Some(*color),

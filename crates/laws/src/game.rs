@@ -59,14 +59,40 @@
 //! - After a restart of the service, `ServiceResumed` records the outage
 //!   (6.11) and changes no clock: the service's timeline skips it.
 //!
-//! Not modelled yet (so `observe = false` is refused by the regulations): illegal
-//! moves that stand because nobody observed or claimed them (A.5.2) and
-//! illegal positions (a king left in check, both kings in check, a pawn on
-//! its last rank, A.5.4) need a board that can hold illegal positions, which
-//! `arbiter_chess::Position` cannot (AS-23, AS-24 and AS-25 all play on
-//! such positions), and a record that can hold a move that is not legal,
-//! which `arbiter_chess::GameRecord` cannot (it is read back by replaying
-//! legal moves). Nor are the castling bans of A.5.1.2 for a misplaced king or
+//! - `observe = false` (CFG-OBSERVE; over the board only, moves entered after
+//!   the fact): a completed illegal move (7.5.1, 7.5.2, 7.5.4) is not acted
+//!   on by itself. It goes on the board as the pieces were moved (a king left
+//!   in check, a pawn left on its last rank: `arbiter_chess` holds such
+//!   positions and records the move as irregular) and the opponent may claim
+//!   it (`ClaimIllegalMove`) until he makes his next move ("made": the piece
+//!   released, before the press); a claim is ruled exactly as an observed
+//!   illegal move (reinstatement or, for 7.5.2, the queen; 7.5.5 with A.3),
+//!   the claimant keeping the time he used before claiming. Once the
+//!   opponent has made his move the illegal move stands (A.5.2) and a claim
+//!   is refused as too late. Its later correction by agreement of the
+//!   players without the arbiter is not a separate event: the operator can
+//!   record the agreed position with `ReinstatePosition`, which gives no
+//!   penalty. Not left to a claim, because the board could not hold them or
+//!   the service sees them on its own devices: a move of a piece the mover
+//!   does not have, onto his own piece, capturing a king or castling through
+//!   pieces; pressing without a move (7.5.3); a half-made castling (DEC-6).
+//!   These are ruled at once as when observed.
+//! - A.5.4 with `observe = false`: the arbiter function looks at the board
+//!   when a move that let an illegal move stand is completed (AS-24: the
+//!   reply to the unpromoted pawn) and when a claim or the arbiter reinstates
+//!   an illegal position; completing an illegal move alone does not make it
+//!   look (that is the claim's business). An illegal position (a pawn on its first or last rank,
+//!   the king of the player not to move in check, so both kings in check
+//!   when the player to move is in check too) still on the board once the
+//!   next move is completed draws the game. If that move got the mover out of
+//!   check and the other king is still in check, play goes on; the other
+//!   player, still in check after completing his next move, has made an
+//!   illegal move, ruled at once (rule `FIDE-A.5.4`, then 7.5.5).
+//!   Checkmate, stalemate and dead positions end the game only after a legal
+//!   move (5.1.1, 5.2.1 and 5.2.2 require a move in accordance with Article
+//!   3), so an illegal move that stood never ends it by itself.
+//!
+//! Not modelled yet: the castling bans of A.5.1.2 for a misplaced king or
 //! rook: the record holds the set-up the service was given, not the wrong one.
 
 use arbiter_chess::dead::{self, Mateability};
@@ -135,6 +161,54 @@ enum Pending {
     Refused { color: Color },
 }
 
+/// `observe = false`: a completed illegal move nobody has acted on, which
+/// the opponent may claim until he makes his next move (A.5.2).
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq)]
+struct Claimable {
+    /// The offender.
+    color: Color,
+    /// The Article the illegal move falls under (7.5.1, 7.5.2 or 7.5.4).
+    #[serde(with = "crate::ruling::rule_id")]
+    rule: crate::ruling::RuleId,
+    description: String,
+    /// Plies on the record before the illegal move: a claim takes the
+    /// record back there.
+    ply_before: usize,
+    /// 7.5.2: the move that stands once claimed (the pawn replaced by a
+    /// queen); `None`: the position before the move is reinstated.
+    replacement: Option<Move>,
+    /// The squares the offender touched: after a reinstatement he must move
+    /// the piece he moved, or capture the piece he captured (7.5.1, 4.3).
+    touched: Vec<Square>,
+    /// The increment the press credited, taken back on a claim (DEC-9).
+    credited_ms: i64,
+    /// The A.5.4 watch as it was before the move was completed, restored
+    /// when the move is taken back.
+    watch_before: Option<Watch>,
+}
+
+/// `observe = false`: an illegal move that stood, kept to explain why a
+/// later claim is too late.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq)]
+struct Stood {
+    color: Color,
+    description: String,
+}
+
+/// `observe = false`: what the arbiter function waits for after seeing an
+/// illegal position (A.5.4).
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+enum Watch {
+    /// An illegal position is on the board: the next completed move decides.
+    /// `in_check`: the player not to move whose king was in check when it
+    /// was seen.
+    Seen { in_check: Option<Color> },
+    /// The mover got out of check, the other king is still in check: if
+    /// this player is still in check after completing his next move, he has
+    /// made an illegal move (A.5.4 comm.).
+    MustParry(Color),
+}
+
 /// The per-move state of the player having the move (over the board).
 #[derive(serde::Serialize, serde::Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 struct TurnState {
@@ -176,6 +250,20 @@ pub struct Game {
     /// Score penalties (12.9.4, 12.9.5), applied to the result at the end.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     score_adjustments: Vec<ScoreAdjustment>,
+    /// `observe = false`: the illegal move the opponent may still claim (A.5.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    claimable: Option<Claimable>,
+    /// `observe = false`: the last illegal move that stood (A.5.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    stood: Option<Stood>,
+    /// `observe = false`: an illegal move stood when the move now on the
+    /// board was made; the position is looked at once that move is
+    /// completed (A.5.4).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    look_at_completion: bool,
+    /// `observe = false`: the A.5.4 watch over an illegal position.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    watch: Option<Watch>,
 }
 
 type Outcome = Result<Vec<Ruling>, Rejection>;
@@ -231,6 +319,10 @@ impl Game {
             disconnected_at: [None; 2],
             paused_for_question: None,
             score_adjustments: Vec::new(),
+            claimable: None,
+            stood: None,
+            look_at_completion: false,
+            watch: None,
         })
     }
 
@@ -479,6 +571,7 @@ impl Game {
             DeclineDraw { color } => self.decline_draw(*color),
             ClaimDraw { color, kind, intended } => self.claim_draw(*color, *kind, intended.as_ref(), at),
             Resign { color } => self.resign(*color),
+            ClaimIllegalMove { color } => self.claim_illegal_move(*color, at),
             PlayerArrived { color } => self.player_arrived(*color, at),
             RequestIncrement { color } => self.request_increment(*color, at),
             ClaimNoWinningAttempt { color } => self.claim_no_winning_attempt(*color, at),
@@ -937,7 +1030,19 @@ impl Game {
         if self.clock.is_started() {
             self.clock.hand_over(to_move, Timestamp(at)).map_err(clock_rejection)?;
         }
-        Ok(vec![Ruling::new("FIDE-7.5.1", Decision::PositionReinstated { ply, fen: self.position().fen() })])
+        let mut out =
+            vec![Ruling::new("FIDE-7.5.1", Decision::PositionReinstated { ply, fen: self.position().fen() })];
+        // The arbiter (or the players' agreed correction he records) sets
+        // the board: what was claimable or watched before is settled, and
+        // an illegal position he reinstates is one he has seen (A.5.4).
+        self.claimable = None;
+        self.stood = None;
+        self.look_at_completion = false;
+        self.watch = None;
+        if !self.regs.observe {
+            out.extend(self.see_illegal_position());
+        }
+        Ok(out)
     }
 
     fn declare_result(&mut self, result: DeclaredResult) -> Outcome {
@@ -1271,6 +1376,9 @@ impl Game {
                 format!("there is no piece on {}", mv.from),
             ));
         }
+        // A.5.2: the opponent of an illegal move nobody acted on makes his
+        // next move instead of claiming: the illegal move stands.
+        out.extend(self.illegal_move_stands_by(color));
         if correcting {
             // Correcting an illegal or refused move before pressing: allowed,
             // still bound by Article 4.
@@ -1388,18 +1496,21 @@ impl Game {
             }
             _ => {}
         }
+        let stands = self.illegal_move_stands_by(color);
         if let Some(o) = self.obligation()
             && !o.allows(castle)
         {
             // Touch-move binds the player to other moves: as for any
             // move that breaks Article 4, the service intervenes.
-            let mut out = self.offer_lapses_by_touch(color);
+            let mut out = stands;
+            out.extend(self.offer_lapses_by_touch(color));
             self.pending = Some(Pending::Refused { color });
             self.turn.claim_right_lost = true;
             out.push(self.obligation_ruling(color, &o));
             return Ok(out);
         }
-        let mut out = self.offer_lapses_by_touch(color);
+        let mut out = stands;
+        out.extend(self.offer_lapses_by_touch(color));
         if !self.turn.touched.contains(&king) {
             self.turn.touched.push(king);
         }
@@ -1463,6 +1574,9 @@ impl Game {
                 ));
             }
             self.pending = None;
+            if !self.regs.observe {
+                self.after_completion(color, &mut out);
+            }
         }
         if other_hand {
             // 6.2.3: not an illegal move; 12.9 (default warning, AS-46).
@@ -1473,10 +1587,360 @@ impl Game {
         }
         let pending = self.pending.take();
         let before = pending.clone();
-        let result = self.complete(color, pending, at, &mut out);
-        if let Err(e) = result {
-            self.pending = before;
-            return Err(e);
+        let result = if self.regs.observe {
+            self.complete(color, pending, at, &mut out).map(|()| false)
+        } else {
+            self.complete_unobserved(color, pending, at, &mut out)
+        };
+        match result {
+            Err(e) => {
+                self.pending = before;
+                return Err(e);
+            }
+            Ok(true) if self.end.is_none() => self.after_completion(color, &mut out),
+            Ok(_) => {}
+        }
+        Ok(out)
+    }
+
+    /// `observe = false`: completes what `pending` holds with a press by
+    /// `color`. An illegal move (7.5.1, 7.5.2, 7.5.4) is not acted on: it
+    /// goes on the board as made and the opponent may claim it before his
+    /// next move (A.5.2). What the board cannot hold as a move (a piece of
+    /// the opponent moved, a king captured, castling through pieces), a
+    /// press without a move (7.5.3) and a half-made castling (DEC-6) are
+    /// ruled at once, as an observing arbiter would. Returns `true` when a
+    /// move now stands completed on the board.
+    fn complete_unobserved(
+        &mut self,
+        color: Color,
+        pending: Option<Pending>,
+        at: i64,
+        out: &mut Vec<Ruling>,
+    ) -> Result<bool, Rejection> {
+        let watch_before = self.watch;
+        match pending {
+            Some(Pending::Legal { color: c, ply, two_hands: true }) if c == color => {
+                // 7.5.4: the move made with two hands is legal; it stays on
+                // the board and only a claim takes it back.
+                let Some(&m) = self.record.moves().get(ply.wrapping_sub(1)) else {
+                    return Err(reject(RejectReason::InvalidArgument, None, "no move to complete"));
+                };
+                let before = self.record.positions()[ply - 1];
+                let report = self.clock.press(Timestamp(at)).map_err(clock_rejection)?;
+                out.push(self.move_completed(color, &report, at, "FIDE-6.2a"));
+                let mut touched = vec![m.from()];
+                if !m.is_castle() && before.board().color_at(m.to()) == Some(color.other()) {
+                    touched.push(m.to());
+                }
+                let description = format!("{} made with two hands", before.san(m));
+                self.not_acted_on(
+                    Claimable {
+                        color,
+                        rule: "FIDE-7.5.4",
+                        description,
+                        ply_before: ply - 1,
+                        replacement: None,
+                        touched,
+                        credited_ms: report.credited_ms(),
+                        watch_before,
+                    },
+                    out,
+                );
+                Ok(true)
+            }
+            Some(Pending::UnfinishedPromotion { color: c, ply }) if c == color => {
+                // 7.5.2: the pawn stays on its last rank, an illegal
+                // position; a claim makes it a queen, as observed.
+                let Some(&queen) = self.record.moves().get(ply.wrapping_sub(1)) else {
+                    return Err(reject(RejectReason::InvalidArgument, None, "no move to complete"));
+                };
+                let pawn_move = Move::normal(queen.from(), queen.to());
+                let before = self.record.positions()[ply - 1];
+                if before.play_irregular(pawn_move).is_err() {
+                    return self
+                        .complete(color, Some(Pending::UnfinishedPromotion { color, ply }), at, out)
+                        .map(|()| true);
+                }
+                let report = self.clock.press(Timestamp(at)).map_err(clock_rejection)?;
+                self.record.pop();
+                let _ = self.record.push_irregular(pawn_move);
+                out.push(self.move_completed(color, &report, at, "FIDE-7.5.2"));
+                self.not_acted_on(
+                    Claimable {
+                        color,
+                        rule: "FIDE-7.5.2",
+                        description: format!(
+                            "{}: pawn not replaced on promotion",
+                            describe_move(&before, pawn_move)
+                        ),
+                        ply_before: ply - 1,
+                        replacement: Some(queen),
+                        touched: Vec::new(),
+                        credited_ms: report.credited_ms(),
+                        watch_before,
+                    },
+                    out,
+                );
+                Ok(true)
+            }
+            Some(Pending::Illegal { color: c, mv, description, two_hands }) if c == color => {
+                let pos = *self.position();
+                let m = physical_move(&pos, &mv);
+                let Ok(next) = pos.play_irregular(m) else {
+                    // The pieces cannot stand so: the service rules at once.
+                    let pending = Pending::Illegal { color, mv, description, two_hands };
+                    return self.complete(color, Some(pending), at, out).map(|()| false);
+                };
+                if watch_before == Some(Watch::MustParry(color))
+                    && next.attackers_to(next.king(color), color.other(), next.board().occupied()).any()
+                {
+                    // A.5.4 comm.: still in check after his next move, the
+                    // player has made an illegal move; the arbiter who has
+                    // been watching the position acts.
+                    self.press_and_retract(at)?;
+                    self.turn_after_illegal(color, &mv);
+                    out.extend(self.illegal_move_penalty_under(color, "FIDE-A.5.4", description, at));
+                    if self.end.is_none()
+                        && let Some(o) = self.obligation()
+                    {
+                        out.push(self.obligation_ruling(color, &o));
+                    }
+                    return Ok(false);
+                }
+                let report = self.clock.press(Timestamp(at)).map_err(clock_rejection)?;
+                let mut touched = vec![mv.from];
+                if pos.board().color_at(mv.to) == Some(color.other()) {
+                    touched.push(mv.to);
+                }
+                let ply_before = self.record.ply_count();
+                let _ = self.record.push_irregular(m);
+                self.moves_made[color.index()] += 1;
+                self.arrived[color.index()] = true;
+                self.turn = TurnState::default();
+                out.push(self.move_completed(color, &report, at, "FIDE-6.2a"));
+                self.not_acted_on(
+                    Claimable {
+                        color,
+                        rule: "FIDE-7.5.1",
+                        description,
+                        ply_before,
+                        replacement: None,
+                        touched,
+                        credited_ms: report.credited_ms(),
+                        watch_before,
+                    },
+                    out,
+                );
+                Ok(true)
+            }
+            Some(p @ Pending::Legal { color: c, .. }) if c == color => {
+                self.complete(color, Some(p), at, out)?;
+                Ok(true)
+            }
+            other => {
+                self.complete(color, other, at, out)?;
+                Ok(false)
+            }
+        }
+    }
+
+    /// The ruling for a completed move, from the press report.
+    fn move_completed(
+        &self,
+        color: Color,
+        report: &crate::clock::PressReport,
+        at: i64,
+        rule: &'static str,
+    ) -> Ruling {
+        Ruling::new(
+            rule,
+            Decision::MoveCompleted {
+                color,
+                used_ms: report.used_ms,
+                bonus_ms: report.credited_ms(),
+                remaining_ms: self.rem(color, at),
+            },
+        )
+    }
+
+    /// A.5.2: records an illegal move nobody acted on.
+    fn not_acted_on(&mut self, claimable: Claimable, out: &mut Vec<Ruling>) {
+        out.push(Ruling::new(
+            "FIDE-A.5.2",
+            Decision::IllegalMoveNotActedOn {
+                color: claimable.color,
+                description: claimable.description.clone(),
+            },
+        ));
+        self.claimable = Some(claimable);
+    }
+
+    /// The touched squares after an illegal move `mv` by `color` is taken
+    /// back: he must move the piece he moved or take the piece he would
+    /// have captured (7.5.1, 4.3).
+    fn turn_after_illegal(&mut self, color: Color, mv: &MoveInput) {
+        self.turn.touched.clear();
+        self.turn.touched.push(mv.from);
+        if self.position().board().color_at(mv.to) == Some(color.other()) {
+            self.turn.touched.push(mv.to);
+        }
+    }
+
+    /// A.5.2: `color` makes a move while his opponent's illegal move is
+    /// still claimable: it stands. The position is looked at once this move
+    /// is completed (A.5.4).
+    fn illegal_move_stands_by(&mut self, color: Color) -> Vec<Ruling> {
+        match &self.claimable {
+            Some(c) if c.color != color => {}
+            _ => return Vec::new(),
+        }
+        let Some(c) = self.claimable.take() else { return Vec::new() };
+        self.look_at_completion = true;
+        self.stood = Some(Stood { color: c.color, description: c.description.clone() });
+        vec![Ruling::new(
+            "FIDE-A.5.2",
+            Decision::IllegalMoveStands { color: c.color, description: c.description },
+        )]
+    }
+
+    /// `observe = false`, after `color` completed a move: the A.5.4 watch
+    /// decides, and a position left by an illegal move that stood is looked
+    /// at.
+    fn after_completion(&mut self, color: Color, out: &mut Vec<Ruling>) {
+        match self.watch.take() {
+            Some(Watch::Seen { in_check }) => {
+                if let Some(why) = self.position().irregularity() {
+                    // Still illegal once the next move is completed: a draw.
+                    self.claimable = None;
+                    self.look_at_completion = false;
+                    let reason = format!(
+                        "an illegal position is still on the board after the next move ({})",
+                        irregularity_text(&why)
+                    );
+                    out.push(self.finish(GameResult::Draw, &reason, "FIDE-A.5.4"));
+                    return;
+                }
+                let to_move = self.position().turn();
+                let still = (in_check == Some(to_move) && self.position().is_check()).then_some(to_move);
+                if let Some(c) = still {
+                    self.watch = Some(Watch::MustParry(c));
+                }
+                out.push(Ruling::new("FIDE-A.5.4", Decision::IllegalPositionCleared { in_check: still }));
+            }
+            // He completed a move that got him out of check (one that did
+            // not was ruled an illegal move when completed).
+            Some(Watch::MustParry(c)) if c == color => {}
+            other => self.watch = other,
+        }
+        if std::mem::take(&mut self.look_at_completion) {
+            out.extend(self.see_illegal_position());
+        }
+    }
+
+    /// A.5.4: the arbiter function sees the board; an illegal position on
+    /// it starts the watch (unless one already runs).
+    fn see_illegal_position(&mut self) -> Vec<Ruling> {
+        if self.watch.is_some() {
+            return Vec::new();
+        }
+        let pos = *self.position();
+        let Some(why) = pos.irregularity() else { return Vec::new() };
+        let not_to_move = pos.turn().other();
+        let in_check = pos
+            .attackers_to(pos.king(not_to_move), pos.turn(), pos.board().occupied())
+            .any()
+            .then_some(not_to_move);
+        self.watch = Some(Watch::Seen { in_check });
+        let mut description = irregularity_text(&why);
+        if pos.is_check() && in_check.is_some() {
+            description = "both kings are in check".into();
+        }
+        vec![Ruling::new(
+            "FIDE-A.5.4",
+            Decision::IllegalPositionObserved {
+                description: format!("{description}: play goes on until the next move is completed"),
+            },
+        )]
+    }
+
+    /// A.5.2: `color` claims his opponent's illegal move before making his
+    /// next move; it is ruled as an observed one (7.5.1 to 7.5.5).
+    fn claim_illegal_move(&mut self, color: Color, at: i64) -> Outcome {
+        if self.regs.observe {
+            return Err(reject(
+                RejectReason::NotApplicable,
+                Some("FIDE-A.5.2"),
+                "the service acts on every completed illegal move itself (observe = true): there is nothing \
+                 to claim",
+            ));
+        }
+        let claim = match &self.claimable {
+            Some(c) if c.color != color => c.clone(),
+            Some(_) => {
+                return Err(reject(
+                    RejectReason::InvalidArgument,
+                    Some("FIDE-A.5.2"),
+                    "a player cannot claim his own illegal move",
+                ));
+            }
+            None => {
+                let message = match &self.stood {
+                    Some(s) if s.color != color => format!(
+                        "too late: {color} made his next move after {}'s illegal move {}, which therefore \
+                         stands (A.5.2); only the players, by agreement and without the arbiter, can still \
+                         correct it",
+                        s.color, s.description
+                    ),
+                    _ => format!("there is no illegal move of {}'s to claim", color.other()),
+                };
+                return Err(reject(RejectReason::NotApplicable, Some("FIDE-A.5.2"), message));
+            }
+        };
+        let offender = claim.color;
+        let mut out = vec![Ruling::new(
+            "FIDE-A.5.2",
+            Decision::IllegalMoveClaimed { color, description: claim.description.clone() },
+        )];
+        // The clock first, so that a refusal leaves everything as it was.
+        if claim.replacement.is_none() {
+            let moves = self.clock.moves_completed(offender).saturating_sub(1);
+            self.clock.set_moves_completed(offender, moves, Timestamp(at)).map_err(clock_rejection)?;
+            self.clock.hand_over(offender, Timestamp(at)).map_err(clock_rejection)?;
+        }
+        self.claimable = None;
+        self.revoke_credit(claim.credited_ms, offender, at);
+        while self.record.ply_count() > claim.ply_before {
+            self.record.pop();
+            let mover = self.position().turn();
+            self.moves_made[mover.index()] = self.moves_made[mover.index()].saturating_sub(1);
+        }
+        self.pending = None;
+        self.premove = None;
+        self.watch = claim.watch_before;
+        if let Some(m) = claim.replacement {
+            // 7.5.2: the move stands with a queen; the claimant keeps the move.
+            if self.record.push(m).is_ok() {
+                self.moves_made[offender.index()] += 1;
+            }
+        } else {
+            out.push(Ruling::new(
+                "FIDE-7.5.1",
+                Decision::PositionReinstated { ply: claim.ply_before, fen: self.position().fen() },
+            ));
+            self.turn =
+                TurnState { touched: claim.touched.clone(), claim_right_lost: true, ..TurnState::default() };
+        }
+        out.extend(self.illegal_move_penalty_under(offender, claim.rule, claim.description, at));
+        if self.end.is_none() {
+            if claim.replacement.is_some() {
+                out.extend(self.automatic_end());
+            } else if let Some(o) = self.obligation() {
+                out.push(self.obligation_ruling(offender, &o));
+            }
+        }
+        if self.end.is_none() {
+            out.extend(self.see_illegal_position());
         }
         Ok(out)
     }
@@ -1565,11 +2029,7 @@ impl Game {
                 // offender keeps the time used, loses the increment (DEC-9)
                 // and must move the piece he touched.
                 self.press_and_retract(at)?;
-                self.turn.touched.clear();
-                self.turn.touched.push(mv.from);
-                if self.position().board().color_at(mv.to) == Some(color.other()) {
-                    self.turn.touched.push(mv.to);
-                }
+                self.turn_after_illegal(color, &mv);
                 out.extend(self.illegal_move_penalty(color, description, at));
                 if self.end.is_none()
                     && let Some(o) = self.obligation()
@@ -1979,6 +2439,62 @@ impl Game {
             self.paused_for_question = Some(*id);
         }
         Ok(vec![Ruling::new("FIDE-III.5", Decision::ClocksPaused), q])
+    }
+}
+
+/// The move the pieces made for the reported `mv`, legal or not: castling
+/// when the king goes to its castling square (or onto its rook) with a
+/// castling right on that side (in Chess960 only with the intent, DEC-13),
+/// en passant, a double push or a promotion when the pawn moved so, and
+/// otherwise one piece from `from` to `to`.
+fn physical_move(pos: &Position, mv: &MoveInput) -> Move {
+    let us = pos.turn();
+    let b = pos.board();
+    let (from, to) = (mv.from, mv.to);
+    match b.piece_at(from) {
+        Some(p) if p.color == us && p.role == Role::King && from.rank() == to.rank() => {
+            let side = arbiter_chess::CastlingSide::from_files(from.file(), to.file());
+            if let Some(rook) = pos.castling_rook(us, side) {
+                let chess960 = pos.castling_mode() == CastlingMode::Chess960;
+                let onto_rook = rook == to;
+                let two_squares = side.king_to(us) == to && (mv.castle || !chess960) && from != to;
+                if onto_rook || two_squares {
+                    return Move::castle(from, rook);
+                }
+            }
+        }
+        Some(p) if p.color == us && p.role == Role::Pawn => {
+            if let Some(role) = mv.promotion {
+                return Move::promotion(from, to, role);
+            }
+            if pos.pseudo_ep_square() == Some(to) && from.file() != to.file() {
+                return Move::en_passant(from, to);
+            }
+            if from.file() == to.file() && from.index().abs_diff(to.index()) == 16 {
+                return Move::double_push(from, to);
+            }
+        }
+        _ => {}
+    }
+    Move::normal(from, to)
+}
+
+/// A short description of a move on `pos`, legal or not (`Pe2-e4`).
+fn describe_move(pos: &Position, m: Move) -> String {
+    let piece = pos.board().piece_at(m.from()).map(|p| p.role.upper_char().to_string()).unwrap_or_default();
+    format!("{piece}{}-{}", m.from(), m.to())
+}
+
+/// An illegal position in words.
+fn irregularity_text(why: &arbiter_chess::PositionError) -> String {
+    match why {
+        arbiter_chess::PositionError::PawnOnBackRank(sq) => {
+            format!("a pawn stands on {sq}, its first or last rank")
+        }
+        arbiter_chess::PositionError::OppositeCheck(c) => {
+            format!("{c}'s king is in check and {c} is not to move")
+        }
+        other => other.to_string(),
     }
 }
 

@@ -81,6 +81,10 @@ pub struct Regulations {
     /// Armageddon: a drawn game counts as a win for Black (ARM-1); never rated.
     pub armageddon: bool,
     /// CFG-OBSERVE: the service sees every act as it happens (default true).
+    /// `false` (over the board only): moves are entered after the fact, e.g.
+    /// by a scorer; a completed illegal move is not acted on unless the
+    /// opponent claims it before his next move, and otherwise stands (A.5.2);
+    /// an illegal position is then handled by A.5.4.
     pub observe: bool,
     /// OCR 5.4: automatic draw at threefold and fifty moves (default: on
     /// online, off over the board).
@@ -120,14 +124,11 @@ pub enum RegulationsError {
     LagCompensation(i64),
     #[error("the reconnect window must be between 1 second and 24 hours, got {0} ms")]
     ReconnectWindow(i64),
-    /// `observe = false`: see the message. The claim branch of A.5.2 alone
-    /// (the opponent claims before his next move) would be the observed
-    /// ruling; what sets the mode apart is what the service cannot hold.
+    /// `observe = false` online: the platform sees every move and accepts
+    /// only legal ones (OCR 3.1.2), so no illegal move can stand unobserved.
     #[error(
-        "games whose moves are entered after the fact (observe = false) are not supported: an illegal move \
-         nobody acted on stands (A.5.2) and play goes on from illegal positions (A.5.4: a king left in \
-         check, both kings in check, a pawn on its last rank), which neither the board \
-         (arbiter_chess::Position) nor the game record (legal moves only) can hold"
+        "observe = false (moves entered after the fact, A.5.2) applies over the board only: online the \
+         platform sees every move and accepts only legal ones (OCR 3.1.2)"
     )]
     NotObserved,
     #[error("the start position is not valid: {0}")]
@@ -223,10 +224,9 @@ impl Regulations {
         {
             return Err(RegulationsError::ReconnectWindow(w));
         }
-        if !self.observe {
-            // An illegal move that nobody acted on stands (A.5.2), which can
-            // leave positions the rules core cannot hold; refuse rather than
-            // pretend to observe.
+        if !self.observe && self.mode.is_online() {
+            // Online moves are judged as they are submitted: there is no
+            // illegal move that could be left for the opponent to claim.
             return Err(RegulationsError::NotObserved);
         }
         if let Some(fen) = &self.start_fen {

@@ -75,6 +75,39 @@ pub enum Decision {
         count: u32,
         description: String,
     },
+    /// `observe = false` (A.5.2): `color` completed an illegal move and the
+    /// service does not act on it by itself; it stands on the board unless
+    /// the opponent claims it before making his next move.
+    IllegalMoveNotActedOn {
+        color: Color,
+        description: String,
+    },
+    /// `observe = false` (A.5.2): `color` claimed his opponent's illegal
+    /// move in time; the rulings that follow are those of an observed one.
+    IllegalMoveClaimed {
+        color: Color,
+        description: String,
+    },
+    /// `observe = false` (A.5.2): the opponent made his next move without
+    /// claiming, so `color`'s illegal move stands; only the players, by
+    /// agreement and without the arbiter, can still correct it.
+    IllegalMoveStands {
+        color: Color,
+        description: String,
+    },
+    /// A.5.4: an illegal position is on the board (a pawn on its first or
+    /// last rank, the king of the player who moved in check); if it is still
+    /// illegal once the next move is completed, the game is drawn.
+    IllegalPositionObserved {
+        description: String,
+    },
+    /// A.5.4: the next move was completed and the position is no longer
+    /// illegal; play goes on. `in_check`: the player to move, still in
+    /// check, who must get out of it with his next move or have made an
+    /// illegal move (A.5.4 comm.).
+    IllegalPositionCleared {
+        in_check: Option<Color>,
+    },
     /// Time added to or removed from a clock.
     ClockAdjusted {
         color: Color,

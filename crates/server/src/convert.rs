@@ -931,6 +931,26 @@ fn decision_summary(d: &Decision) -> (String, Option<Color>) {
             ),
             Some(*color),
         ),
+        Decision::IllegalMoveNotActedOn { color, description } => (
+            format!("Illegal move by {}, completed and not acted on: {description}", side(*color)),
+            Some(*color),
+        ),
+        Decision::IllegalMoveClaimed { color, description } => {
+            (format!("{} claims the illegal move {description}", side(*color)), Some(*color))
+        }
+        Decision::IllegalMoveStands { color, description } => {
+            (format!("{}'s illegal move {description} stands", side(*color)), Some(*color))
+        }
+        Decision::IllegalPositionObserved { description } => {
+            (format!("Illegal position: {description}"), None)
+        }
+        Decision::IllegalPositionCleared { in_check } => (
+            match in_check {
+                Some(c) => format!("The position is no longer illegal; {} must get out of check", side(*c)),
+                None => "The position is no longer illegal".to_owned(),
+            },
+            *in_check,
+        ),
         Decision::ClockAdjusted { color, delta_ms, remaining_ms } => {
             let change = if *delta_ms >= 0 {
                 format!("{} added", format_duration(*delta_ms))
@@ -1069,6 +1089,7 @@ fn event_summary(e: &Event) -> String {
             }
         }
         Event::Resign { color } => format!("{} resigns", side(*color)),
+        Event::ClaimIllegalMove { color } => format!("{} claims an illegal move", side(*color)),
         Event::PlayerArrived { color } => format!("{} arrives at the board", side(*color)),
         Event::RequestIncrement { color } => {
             format!("{} asks for a 5-second increment for both players (Guidelines III.4)", side(*color))
