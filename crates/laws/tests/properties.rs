@@ -43,12 +43,11 @@ fn random_event(rng: &mut Rng, g: &Game) -> Event {
     let online = g.regulations().mode.is_online();
     let legal = pos.legal_moves();
     let legal_input = (!legal.is_empty()).then(|| input(legal[rng.below(legal.len() as u64) as usize], &pos));
-    let wild = MoveInput {
-        from: random_square(rng),
-        to: random_square(rng),
-        promotion: None,
-        castle: rng.chance(5),
-    };
+    // Half the wild moves start from a piece of the mover, so that illegal
+    // moves that can stand on the board (observe = false) are common.
+    let own: Vec<Square> = pos.board().by_color(turn).iter().collect();
+    let from = if rng.chance(50) { own[rng.below(own.len() as u64) as usize] } else { random_square(rng) };
+    let wild = MoveInput { from, to: random_square(rng), promotion: None, castle: rng.chance(5) };
     let mv = match legal_input {
         Some(m) if rng.chance(85) => m,
         _ => wild,
@@ -113,6 +112,9 @@ fn random_event(rng: &mut Rng, g: &Game) -> Event {
             color,
             kind: if rng.chance(50) { PenaltyKind::RaiseOpponentScore } else { PenaltyKind::ReduceScore },
         },
+        // A.5.2: mostly by the player who does not have the move, who is
+        // the one entitled to claim.
+        96..=97 => Event::ClaimIllegalMove { color: color.other() },
         _ => Event::Tick,
     }
 }
@@ -131,6 +133,10 @@ fn random_regs(rng: &mut Rng) -> Regulations {
     }
     if tc == "90" && r.mode == Mode::OverTheBoard && rng.chance(50) {
         r.guidelines_iii = true;
+    }
+    // Moves entered after the fact (A.5.2, A.5.4), over the board only.
+    if r.mode == Mode::OverTheBoard && rng.chance(40) {
+        r.observe = false;
     }
     r
 }
@@ -159,11 +165,13 @@ fn explained(rulings: &[Ruling], color: Color) -> (i64, bool) {
 fn random_event_sequences() {
     let mut rng = Rng(0x5eed_1234_abcd_0001);
     let mut accepted_total = 0;
+    let (mut unobserved_games, mut stood_total, mut seen_total) = (0, 0, 0);
     for game_no in 0..800 {
         let regs = random_regs(&mut rng);
         let mut g = Game::new(regs.clone()).unwrap();
         let mut log: Vec<(Event, i64)> = Vec::new();
         let mut t = 0i64;
+        let mut queued: Option<Event> = None;
         g.apply(&Event::Start, t).unwrap();
         log.push((Event::Start, t));
         for _ in 0..200 {
@@ -175,13 +183,29 @@ fn random_event_sequences() {
             };
             let before_t = t;
             t += step;
-            let e = random_event(&mut rng, &g);
+            let e = queued.take().unwrap_or_else(|| random_event(&mut rng, &g));
             let before = g.clone();
             let remaining_before = Color::ALL.map(|c| before.remaining_ms(c, before_t));
             match g.apply(&e, t) {
                 Ok(rulings) => {
                     accepted_total += 1;
+                    for r in &rulings {
+                        match r.decision {
+                            Decision::IllegalMoveStands { .. } => stood_total += 1,
+                            Decision::IllegalPositionObserved { .. } => seen_total += 1,
+                            _ => {}
+                        }
+                    }
                     log.push((e.clone(), t));
+                    // Moves entered after the fact come made and completed:
+                    // most moves are pressed next, so that illegal moves
+                    // stand, are claimed, and leave illegal positions.
+                    if let Event::MakeMove { color, .. } = e
+                        && !regs.observe
+                        && rng.chance(70)
+                    {
+                        queued = Some(Event::PressClock { color, other_hand: false });
+                    }
                     for c in Color::ALL {
                         let (credit, anything) = explained(&rulings, c);
                         let after = g.remaining_ms(c, t);
@@ -205,9 +229,104 @@ fn random_event_sequences() {
                 break;
             }
         }
+        let replayed = Game::replay(regs.clone(), log.iter())
+            .unwrap_or_else(|(i, r)| panic!("game {game_no}: replay rejected event {i} {:?}: {r}", log[i].0));
+        assert_eq!(replayed, g, "game {game_no}: replay differs from the live game");
+        // The stored state reads back, irregular boards included.
+        let json = serde_json::to_string(&g).unwrap();
+        let back: Game =
+            serde_json::from_str(&json).unwrap_or_else(|e| panic!("game {game_no}: {e}: {json}"));
+        assert_eq!(back, g, "game {game_no}: the state does not round-trip");
+        unobserved_games += usize::from(!regs.observe);
+    }
+    assert!(accepted_total > 8_000, "the generator must exercise the machine ({accepted_total} accepted)");
+    assert!(unobserved_games > 50, "observe = false must be exercised ({unobserved_games} games)");
+    let _ = (stood_total, seen_total);
+}
+
+/// A move by `color` for games entered after the fact: legal, or a piece of
+/// his moved anywhere (often an illegal move that can stand on the board).
+fn scorer_move(rng: &mut Rng, g: &Game) -> MoveInput {
+    let pos = *g.position();
+    let legal = pos.legal_moves();
+    if !legal.is_empty() && rng.chance(65) {
+        return input(legal[rng.below(legal.len() as u64) as usize], &pos);
+    }
+    let own: Vec<Square> = pos.board().by_color(pos.turn()).iter().collect();
+    let from = own[rng.below(own.len() as u64) as usize];
+    let to = random_square(rng);
+    let pawn_to_last = pos.board().pawns().contains(from)
+        && matches!(to.rank(), arbiter_chess::Rank::First | arbiter_chess::Rank::Eighth);
+    let promotion = (pawn_to_last && rng.chance(50)).then_some(arbiter_chess::Role::Queen);
+    MoveInput { from, to, promotion, castle: false }
+}
+
+#[test]
+fn unobserved_event_sequences() {
+    // observe = false with moves mostly made and completed at once, some of
+    // them illegal, claims now and then, and any other event: no panic, a
+    // rejected event changes nothing, the replay and the serde form give
+    // the same game, and the claim machinery and A.5.4 are exercised.
+    let mut rng = Rng(0x0b5e_77e0_fa15_e002);
+    let (mut stood, mut claimed, mut seen, mut drawn) = (0, 0, 0, 0);
+    for game_no in 0..300 {
+        let mut regs = Regulations::new(
+            TimeControl::parse_human(["15+10", "3+2", "90+30"][rng.below(3) as usize]).unwrap(),
+        );
+        regs.observe = false;
+        let mut g = Game::new(regs.clone()).unwrap();
+        let mut log: Vec<(Event, i64)> = vec![(Event::Start, 0)];
+        g.apply(&Event::Start, 0).unwrap();
+        let mut t = 0i64;
+        let mut queued: Option<Event> = None;
+        for _ in 0..150 {
+            t += rng.below(3_000) as i64;
+            let turn = g.position().turn();
+            let e = match queued.take() {
+                Some(e) => e,
+                None => match rng.below(100) {
+                    0..=59 => Event::MakeMove { color: turn, mv: scorer_move(&mut rng, &g) },
+                    60..=69 => Event::ClaimIllegalMove { color: turn },
+                    70..=71 => Event::ClaimIllegalMove { color: turn.other() },
+                    _ => random_event(&mut rng, &g),
+                },
+            };
+            let before = g.clone();
+            match g.apply(&e, t) {
+                Ok(rulings) => {
+                    log.push((e.clone(), t));
+                    for r in &rulings {
+                        match &r.decision {
+                            Decision::IllegalMoveStands { .. } => stood += 1,
+                            Decision::IllegalMoveClaimed { .. } => claimed += 1,
+                            Decision::IllegalPositionObserved { .. } => seen += 1,
+                            Decision::GameOver(end) if end.rule == "FIDE-A.5.4" => drawn += 1,
+                            _ => {}
+                        }
+                    }
+                    if let Event::MakeMove { color, .. } = e
+                        && rng.chance(90)
+                    {
+                        queued = Some(Event::PressClock { color, other_hand: false });
+                    }
+                }
+                Err(_) => assert_eq!(g, before, "game {game_no}: rejected {e:?} changed the game"),
+            }
+            if g.is_over() {
+                break;
+            }
+        }
         let replayed = Game::replay(regs, log.iter())
             .unwrap_or_else(|(i, r)| panic!("game {game_no}: replay rejected event {i} {:?}: {r}", log[i].0));
         assert_eq!(replayed, g, "game {game_no}: replay differs from the live game");
+        let json = serde_json::to_string(&g).unwrap();
+        let back: Game =
+            serde_json::from_str(&json).unwrap_or_else(|e| panic!("game {game_no}: {e}: {json}"));
+        assert_eq!(back, g, "game {game_no}: the state does not round-trip");
     }
-    assert!(accepted_total > 8_000, "the generator must exercise the machine ({accepted_total} accepted)");
+    assert!(
+        stood > 100 && claimed > 50 && seen > 10 && drawn > 2,
+        "observe = false must be exercised: {stood} illegal moves stood, {claimed} claimed, {seen} illegal \
+         positions seen, {drawn} A.5.4 draws"
+    );
 }

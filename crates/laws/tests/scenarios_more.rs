@@ -1,10 +1,9 @@
 //! The acceptance scenarios of section 19 of the rule catalogue that
 //! `scenarios.rs` does not cover, one test per scenario, named by its AS id.
 //!
-//! Not here, because the state machine cannot represent them yet: AS-23,
-//! AS-24 and AS-25 need CFG-OBSERVE = false (an illegal move that stands
-//! unless the opponent claims before his next move, an illegal position on
-//! the board), which `arbiter_chess::Position` cannot hold.
+//! AS-23, AS-24 and AS-25 (CFG-OBSERVE = false: an illegal move that stands
+//! unless the opponent claims it before his next move, an illegal position
+//! on the board) are in `observe.rs`.
 
 mod common;
 

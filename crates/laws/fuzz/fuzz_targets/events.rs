@@ -115,9 +115,12 @@ fn regulations(b: &mut Bytes<'_>) -> Option<Regulations> {
     if opts & 64 != 0 {
         r.reconnect_window_ms = Some(1_000 + i64::from(b.u16()) * 10);
     }
-    // observe = false is refused by the regulations (not supported yet).
-    r.observe = true;
-    let _ = opts & 128;
+    // Moves entered after the fact (A.5.2, A.5.4); refused online, where
+    // the fallback below keeps the input.
+    r.observe = opts & 128 == 0;
+    if r.mode.is_online() {
+        r.observe = true;
+    }
     // Combinations the Laws forbid are refused by `Game::new`; fall back to
     // the same settings without Guidelines III rather than losing the input.
     if r.validate().is_err() {
@@ -242,6 +245,7 @@ fn event(b: &mut Bytes<'_>, g: &Game) -> Event {
                 SetupError::ColoursReversed,
             ][usize::from(b.byte() % 3)],
         },
+        43 => Event::ClaimIllegalMove { color },
         _ => Event::Tick,
     }
 }
