@@ -1791,11 +1791,8 @@ impl Game {
     /// still claimable: it stands. The position is looked at once this move
     /// is completed (A.5.4).
     fn illegal_move_stands_by(&mut self, color: Color) -> Vec<Ruling> {
-        match &self.claimable {
-            Some(c) if c.color != color => {}
-            _ => return Vec::new(),
-        }
-        let Some(c) = self.claimable.take() else { return Vec::new() };
+        // Only the offender's opponent lets it stand, by making a move.
+        let Some(c) = self.claimable.take_if(|c| c.color != color) else { return Vec::new() };
         self.look_at_completion = true;
         self.stood = Some(Stood { color: c.color, description: c.description.clone() });
         vec![Ruling::new(
