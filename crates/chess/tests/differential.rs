@@ -10,28 +10,12 @@
 //! which is how cozy-chess always writes it.
 
 mod common;
+use common::Rng;
 
 use std::collections::BTreeSet;
 use std::fs;
 
 use arbiter_chess::{CastlingSide, Color, FenOptions, Move, Position, Strictness};
-
-/// A small deterministic generator (SplitMix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-}
 
 /// Our move as UCI with castling as king-takes-rook.
 fn ours_uci(m: Move) -> String {

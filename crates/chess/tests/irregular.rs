@@ -4,6 +4,9 @@
 //! captures a king on them, and that nothing panics on them (the dead-position
 //! analysers included).
 
+mod common;
+use common::Rng;
+
 use arbiter_chess::dead::{self, Mateability};
 use arbiter_chess::{
     Color, FenError, FenOptions, GameRecord, IrregularMoveError, Move, Position, PositionError, Role, Square,
@@ -187,21 +190,6 @@ fn irregular_fens_read_back_only_when_asked() {
     assert!(Position::from_fen_with("8/8/8/8/8/8/8/4K3 w - - 0 1", IRREGULAR).is_err());
 }
 
-/// A small deterministic generator (xorshift64*), so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
-
 #[test]
 fn random_games_with_illegal_moves_stay_sound() {
     // Games mixing legal moves with random displacements: every position
@@ -228,7 +216,7 @@ fn random_games_with_illegal_moves_stay_sound() {
             }
             let _ = record.outcome();
             if !legal.is_empty() && rng.below(100) < 70 {
-                record.push(legal[rng.below(legal.len() as u64) as usize]).unwrap();
+                record.push(legal[rng.below(legal.len())]).unwrap();
                 continue;
             }
             let from = Square::new(rng.below(64) as u32);

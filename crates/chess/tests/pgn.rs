@@ -2,6 +2,7 @@
 //! the real game collections in `shared/data/pgn/` with their exact totals.
 
 mod common;
+use common::Rng;
 
 use std::io::{self, Read};
 use std::time::Duration;
@@ -354,20 +355,6 @@ fn skipping_a_movetext_and_whole_games() {
 
 // ------------------------------------------------------------- robustness
 
-/// Deterministic pseudo-random numbers (xorshift64*).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 /// Runs every API over the input; they must not panic.
 fn exercise(input: &[u8]) {
     let limits = Limits { max_token: 16, max_tag: 64, max_comment: 64 };
@@ -418,7 +405,7 @@ fn malformed_input_gives_errors_not_panics() {
             }
         }
         exercise(&v);
-        let random: Vec<u8> = (0..rng.below(200)).map(|_| rng.next() as u8).collect();
+        let random: Vec<u8> = (0..rng.below(200)).map(|_| rng.next_u64() as u8).collect();
         exercise(&random);
     }
 }

@@ -7,30 +7,15 @@
 //! castling notations), the incremental Zobrist key equals the one computed
 //! from scratch, and moves survive their 16-bit packing.
 
+mod common;
+use common::Rng;
+
 use std::collections::HashMap;
 
 use arbiter_chess::zobrist::zobrist_from_scratch;
 use arbiter_chess::{
     CastlingMode, FenOptions, Move, MoveKind, Position, Role, San, SanError, Square, Strictness,
 };
-
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-}
 
 /// Random playouts: every position along `games` random games of at most
 /// `max_plies` plies, from the standard start (even games) and random

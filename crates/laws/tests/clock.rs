@@ -2,6 +2,9 @@
 //! catalogue (AS-40 to AS-45, AS-69, AS-72, AS-76, AS-81), the text forms,
 //! and a seeded property test for time conservation.
 
+mod common;
+use common::Rng;
+
 use arbiter_chess::Color::{self, Black, White};
 use arbiter_laws::clock::{
     ChangeKind, Clock, ClockChange, ClockConfig, ClockError, Flag, MAX_TIMESTAMP, Timestamp,
@@ -739,27 +742,6 @@ fn symmetric_controls_compare_equal_however_built() {
 // Property test: time conservation
 // ---------------------------------------------------------------------------
 
-/// A small deterministic generator (xorshift64*), so the test needs no
-/// external crate and every failure can be replayed from its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + self.below((hi - lo + 1) as u64) as i64
-    }
-}
-
 const CONTROLS: [&str; 8] = [
     "180+2",
     "40/5400+30:1800+30",
@@ -783,8 +765,8 @@ fn may_decrease(kind: ChangeKind) -> bool {
 fn time_is_conserved_under_random_operations() {
     for seed in 1..=200u64 {
         let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
-        let control = pgn(CONTROLS[rng.below(CONTROLS.len() as u64) as usize]);
-        let lag_max = [0, 0, 300][rng.below(3) as usize];
+        let control = pgn(CONTROLS[rng.below(CONTROLS.len())]);
+        let lag_max = [0, 0, 300][rng.below(3)];
         let mut c = Clock::new(control, ClockConfig { max_lag_compensation_ms: lag_max });
         let initial = [c.settled_ms(White), c.settled_ms(Black)];
         let mut ledger = [0i64; 2];
@@ -835,7 +817,7 @@ fn time_is_conserved_under_random_operations() {
                     c.set_moves_completed(White, n, at).map(|()| Vec::new())
                 }
                 _ => {
-                    let tc = pgn(CONTROLS[rng.below(CONTROLS.len() as u64) as usize]);
+                    let tc = pgn(CONTROLS[rng.below(CONTROLS.len())]);
                     c.set_control(tc, at).map(|()| Vec::new())
                 }
             };

@@ -3,30 +3,15 @@
 //! gives the same game, and time is conserved (every change of a clock is
 //! explained by elapsed time or by a ruling that names it).
 
+mod common;
+use common::Rng;
+
 use arbiter_chess::{Color, Move, Square};
 use arbiter_laws::event::{Answer, ClaimKind, Event, MoveInput, PenaltyKind, SetupError, TouchKind};
 use arbiter_laws::game::Game;
 use arbiter_laws::regulations::{Mode, Regulations};
 use arbiter_laws::ruling::{Decision, Ruling};
 use arbiter_laws::time_control::TimeControl;
-
-/// A small deterministic generator (xorshift64*), so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-}
 
 fn input(m: Move, pos: &arbiter_chess::Position) -> MoveInput {
     MoveInput::from_uci(&pos.uci(m).to_string()).unwrap()
@@ -42,11 +27,11 @@ fn random_event(rng: &mut Rng, g: &Game) -> Event {
     let color = if rng.chance(80) { turn } else { turn.other() };
     let online = g.regulations().mode.is_online();
     let legal = pos.legal_moves();
-    let legal_input = (!legal.is_empty()).then(|| input(legal[rng.below(legal.len() as u64) as usize], &pos));
+    let legal_input = (!legal.is_empty()).then(|| input(legal[rng.below(legal.len())], &pos));
     // Half the wild moves start from a piece of the mover, so that illegal
     // moves that can stand on the board (observe = false) are common.
     let own: Vec<Square> = pos.board().by_color(turn).iter().collect();
-    let from = if rng.chance(50) { own[rng.below(own.len() as u64) as usize] } else { random_square(rng) };
+    let from = if rng.chance(50) { own[rng.below(own.len())] } else { random_square(rng) };
     let wild = MoveInput { from, to: random_square(rng), promotion: None, castle: rng.chance(5) };
     let mv = match legal_input {
         Some(m) if rng.chance(85) => m,
@@ -59,7 +44,7 @@ fn random_event(rng: &mut Rng, g: &Game) -> Event {
         45..=52 => Event::Touch {
             color,
             square: random_square(rng),
-            kind: [TouchKind::Intent, TouchKind::Adjust, TouchKind::Accidental][rng.below(3) as usize],
+            kind: [TouchKind::Intent, TouchKind::Adjust, TouchKind::Accidental][rng.below(3)],
         },
         53..=55 => Event::AnnounceAdjust { color },
         56..=60 => Event::OfferDraw { color },
@@ -77,14 +62,13 @@ fn random_event(rng: &mut Rng, g: &Game) -> Event {
         80 => Event::SetClock { color, remaining_ms: rng.below(600_000) as i64 },
         81 => Event::Penalty { color, kind: PenaltyKind::AddTimeToOpponent(30_000) },
         82 => Event::Penalty { color, kind: PenaltyKind::Warning },
-        83 => Event::ReinstatePosition { ply: rng.below(g.record().ply_count() as u64 + 2) as usize },
+        83 => Event::ReinstatePosition { ply: rng.below(g.record().ply_count() + 2) },
         84 => Event::PlayerArrived { color },
         85 => Event::RequestIncrement { color },
         86 => Event::ClaimNoWinningAttempt { color },
         87 => Event::AnswerQuestion {
             id: rng.below(4) as u32,
-            answer: [Answer::Default, Answer::Accept, Answer::Reject, Answer::Postpone]
-                [rng.below(4) as usize],
+            answer: [Answer::Default, Answer::Accept, Answer::Reject, Answer::Postpone][rng.below(4)],
         },
         88 if online => Event::Disconnect { color },
         89 if online => Event::Reconnect { color },
@@ -95,7 +79,7 @@ fn random_event(rng: &mut Rng, g: &Game) -> Event {
             to: if rng.chance(80) {
                 // A castling square of the side.
                 let back = if color == Color::White { 0 } else { 56 };
-                Square::new(back + [2, 6][rng.below(2) as usize])
+                Square::new(back + [2, 6][rng.below(2)])
             } else {
                 random_square(rng)
             },
@@ -106,7 +90,7 @@ fn random_event(rng: &mut Rng, g: &Game) -> Event {
                 SetupError::WrongInitialPosition,
                 SetupError::BoardWronglyOriented,
                 SetupError::ColoursReversed,
-            ][rng.below(3) as usize],
+            ][rng.below(3)],
         },
         95 if rng.chance(30) => Event::Penalty {
             color,
@@ -120,9 +104,9 @@ fn random_event(rng: &mut Rng, g: &Game) -> Event {
 }
 
 fn random_regs(rng: &mut Rng) -> Regulations {
-    let tc = ["3+2", "5+0", "15+10", "90+30", "40/90m+30s, 30m+30s", "5m d3s", "90"][rng.below(7) as usize];
+    let tc = ["3+2", "5+0", "15+10", "90+30", "40/90m+30s, 30m+30s", "5m d3s", "90"][rng.below(7)];
     let mut r = Regulations::new(TimeControl::parse_human(tc).unwrap());
-    r.mode = [Mode::OverTheBoard, Mode::Online, Mode::Hybrid][rng.below(3) as usize];
+    r.mode = [Mode::OverTheBoard, Mode::Online, Mode::Hybrid][rng.below(3)];
     r.cn_draw_alternation = rng.chance(20);
     r.armageddon = rng.chance(10);
     if rng.chance(20) {
@@ -250,10 +234,10 @@ fn scorer_move(rng: &mut Rng, g: &Game) -> MoveInput {
     let pos = *g.position();
     let legal = pos.legal_moves();
     if !legal.is_empty() && rng.chance(65) {
-        return input(legal[rng.below(legal.len() as u64) as usize], &pos);
+        return input(legal[rng.below(legal.len())], &pos);
     }
     let own: Vec<Square> = pos.board().by_color(pos.turn()).iter().collect();
-    let from = own[rng.below(own.len() as u64) as usize];
+    let from = own[rng.below(own.len())];
     let to = random_square(rng);
     let pawn_to_last = pos.board().pawns().contains(from)
         && matches!(to.rank(), arbiter_chess::Rank::First | arbiter_chess::Rank::Eighth);
@@ -270,9 +254,8 @@ fn unobserved_event_sequences() {
     let mut rng = Rng(0x0b5e_77e0_fa15_e002);
     let (mut stood, mut claimed, mut seen, mut drawn) = (0, 0, 0, 0);
     for game_no in 0..300 {
-        let mut regs = Regulations::new(
-            TimeControl::parse_human(["15+10", "3+2", "90+30"][rng.below(3) as usize]).unwrap(),
-        );
+        let mut regs =
+            Regulations::new(TimeControl::parse_human(["15+10", "3+2", "90+30"][rng.below(3)]).unwrap());
         regs.observe = false;
         let mut g = Game::new(regs.clone()).unwrap();
         let mut log: Vec<(Event, i64)> = vec![(Event::Start, 0)];
