@@ -284,6 +284,21 @@ pub enum SetupError {
     /// ten moves have been made by both players the game is annulled and a
     /// new game played with the correct colours; after that it continues.
     ColoursReversed,
+    /// A.5.1.2 (a special case of 7.2.1): `color`'s king was wrongly placed
+    /// in the initial position. It is ruled as a wrong initial position
+    /// (the game is annulled) unless the game is rapid or blitz under A.5
+    /// and each player has completed ten moves; then the game continues and
+    /// `color` may not castle for the rest of the game.
+    KingMisplaced { color: Color },
+    /// A.5.1.2 (a special case of 7.2.1): a rook was wrongly placed in the
+    /// initial position. `square` is the square the castling right of that
+    /// rook refers to in the start position the service was given (the
+    /// rook's start square, e.g. h1 for White's O-O in standard chess), not
+    /// the square where the rook wrongly stood on the physical board. Ruled
+    /// as a wrong initial position unless the game is rapid or blitz under
+    /// A.5 and each player has completed ten moves; then the game continues
+    /// and castling with that rook is not allowed for the rest of the game.
+    RookMisplaced { square: Square },
 }
 
 impl Event {

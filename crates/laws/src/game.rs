@@ -43,7 +43,18 @@
 //!   the result stands): a wrong initial position (7.2.1) annuls the game
 //!   ([`GameResult::Annulled`]: a new game is played); a wrongly oriented
 //!   board (7.2.2) lets it continue; in rapid and blitz under A.5 (B.3) both
-//!   are refused once each player has completed ten moves (A.5.1.2). Colours
+//!   are refused once each player has completed ten moves (A.5.1.2). A
+//!   misplaced king or rook (`KingMisplaced`, `RookMisplaced`, the rook named
+//!   by the square its castling right refers to in the start position) is a
+//!   wrong initial position until then (annulled, 7.2.1); after it the game
+//!   continues (rule `FIDE-A.5.1`) and castling is banned for the rest of
+//!   the game: all castling of that side for a king, castling with that rook
+//!   for a rook. A banned castling is an illegal move wherever legality is
+//!   decided: made over the board it is ruled as any illegal move (7.5.1;
+//!   with `observe = false` it goes on the board and may be claimed),
+//!   submitted online it is refused, touch-move never requires it (touching
+//!   the king and such a rook is an illegal castling intent, 4.4.3), and
+//!   written with a 9.2/9.3 claim it is an illegal intended move. Colours
 //!   reversed (7.3, online OCR 15.2) annul the game unless both players have
 //!   made ten moves ("made": Black's tenth move on the board is enough); then
 //!   it continues and the result stands by the colours played. A wrongly
@@ -92,8 +103,16 @@
 //!   move (5.1.1, 5.2.1 and 5.2.2 require a move in accordance with Article
 //!   3), so an illegal move that stood never ends it by itself.
 //!
-//! Not modelled yet: the castling bans of A.5.1.2 for a misplaced king or
-//! rook: the record holds the set-up the service was given, not the wrong one.
+//! Limits of the A.5.1.2 castling bans: the record holds the set-up the
+//! service was given, not the wrong one, and keeps the banned castling
+//! rights in its positions. Repetition (9.2.3) therefore compares positions
+//! with those rights as the record holds them: two positions that differ
+//! only in a banned right (say one before and one after the banned rook has
+//! moved) count as different, although the right could not be used in
+//! either. Checkmate and stalemate are also judged on the record's legal
+//! moves; in standard chess castling is never a side's only legal move (the
+//! king can always step to the square it passes), so a ban cannot change
+//! them there.
 
 use arbiter_chess::dead::{self, Mateability};
 use arbiter_chess::{
@@ -264,6 +283,11 @@ pub struct Game {
     /// `observe = false`: the A.5.4 watch over an illegal position.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     watch: Option<Watch>,
+    /// A.5.1.2: the misplaced kings and rooks ruled after the ten-move
+    /// cut-off (only `KingMisplaced` and `RookMisplaced`); the castling
+    /// they concern is illegal for the rest of the game.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    castling_bans: Vec<SetupError>,
 }
 
 type Outcome = Result<Vec<Ruling>, Rejection>;
@@ -323,6 +347,7 @@ impl Game {
             stood: None,
             look_at_completion: false,
             watch: None,
+            castling_bans: Vec::new(),
         })
     }
 
@@ -413,7 +438,46 @@ impl Game {
         if self.regs.mode.is_online() {
             return None;
         }
-        touch::obligation(self.position(), &self.turn.touched)
+        touch::obligation_with_bans(self.position(), &self.turn.touched, self.banned_castling_rooks())
+    }
+
+    /// The A.5.1.2 castling bans in force: the misplaced kings and rooks
+    /// ruled after the ten-move cut-off.
+    pub fn castling_bans(&self) -> &[SetupError] {
+        &self.castling_bans
+    }
+
+    /// The castling rooks of the side to move with which castling is banned
+    /// (A.5.1.2): all of them when its king was misplaced, otherwise those
+    /// named by a misplaced rook. A castling move is encoded as the king
+    /// taking its own rook, so a move is banned exactly when it is castling
+    /// onto one of these squares.
+    fn banned_castling_rooks(&self) -> Bitboard {
+        let pos = self.position();
+        let us = pos.turn();
+        let mut banned = Bitboard::EMPTY;
+        for side in arbiter_chess::CastlingSide::ALL {
+            let Some(rook) = pos.castling_rook(us, side) else {
+                continue;
+            };
+            let is_banned = self.castling_bans.iter().any(|ban| match ban {
+                SetupError::KingMisplaced { color } => *color == us,
+                SetupError::RookMisplaced { square } => *square == rook,
+                _ => false,
+            });
+            if is_banned {
+                banned.add(rook);
+            }
+        }
+        banned
+    }
+
+    /// `true` if `m`, a legal move of the side to move, is castling that
+    /// A.5.1.2 bans. Such a move is treated as illegal everywhere the
+    /// service decides legality (moves made or submitted, touch-move
+    /// obligations, moves intended with a claim).
+    fn is_banned(&self, m: Move) -> bool {
+        m.is_castle() && self.banned_castling_rooks().contains(m.to())
     }
 
     /// The next instant at which time alone changes the game (a flag, a
@@ -912,7 +976,9 @@ impl Game {
 
     fn setup_rule(&self, error: SetupError) -> &'static str {
         match error {
-            SetupError::WrongInitialPosition => "FIDE-7.2a",
+            SetupError::WrongInitialPosition
+            | SetupError::KingMisplaced { .. }
+            | SetupError::RookMisplaced { .. } => "FIDE-7.2a",
             SetupError::BoardWronglyOriented => "FIDE-7.2b",
             SetupError::ColoursReversed if self.regs.mode.is_online() => "OCR-15.2",
             SetupError::ColoursReversed => "FIDE-7.3",
@@ -935,9 +1001,9 @@ impl Game {
                 RejectReason::NotApplicable,
                 Some("FIDE-A.5.1"),
                 "each player has completed ten moves: under A.5 no claim about the set-up or the \
-                 orientation of the board can be made any more (A.5.1.2); the game continues. The \
-                 castling bans of A.5.1.2 for a misplaced king or rook are not modelled: the service \
-                 keeps the position it was given",
+                 orientation of the board can be made any more (A.5.1.2); the game continues. A \
+                 misplaced king or rook is reported as KingMisplaced or RookMisplaced: castling with \
+                 it is then banned",
             )
         };
         match error {
@@ -950,6 +1016,9 @@ impl Game {
                     "wrong initial position: the game is annulled and a new game is to be played",
                     rule,
                 )])
+            }
+            SetupError::KingMisplaced { .. } | SetupError::RookMisplaced { .. } => {
+                self.misplaced_king_or_rook(error, rule)
             }
             SetupError::BoardWronglyOriented => {
                 if self.regs.mode.is_online() {
@@ -992,6 +1061,47 @@ impl Game {
                 }
             }
         }
+    }
+
+    /// A.5.1.2: a misplaced king or rook in the initial position. Before the
+    /// ten-move cut-off (and outside rapid and blitz under A.5) it is a
+    /// wrong initial position (7.2.1: annulled); after it the game continues
+    /// and the castling concerned is banned.
+    fn misplaced_king_or_rook(&mut self, error: SetupError, rule: &'static str) -> Outcome {
+        if let SetupError::RookMisplaced { square } = error {
+            // The rook is named by the square its castling right refers to
+            // in the start position; any other square names no castling.
+            let start = &self.record.positions()[0];
+            if !start.castling_rooks().contains(square) {
+                return Err(reject(
+                    RejectReason::InvalidArgument,
+                    Some("FIDE-A.5.1"),
+                    format!("{square} is not the square of a castling rook in the start position"),
+                ));
+            }
+        }
+        if !self.setup_claims_closed() {
+            return Ok(vec![self.finish(
+                GameResult::Annulled,
+                "wrong initial position: the game is annulled and a new game is to be played",
+                rule,
+            )]);
+        }
+        let note = match error {
+            SetupError::KingMisplaced { color } => format!(
+                "each player has completed ten moves: the game continues; {color}'s king was misplaced, so \
+                 {color} may not castle (A.5.1.2)"
+            ),
+            SetupError::RookMisplaced { square } => format!(
+                "each player has completed ten moves: the game continues; the rook starting on {square} was \
+                 misplaced, so castling with it is not allowed (A.5.1.2)"
+            ),
+            _ => unreachable!("only a misplaced king or rook is ruled here"),
+        };
+        if !self.castling_bans.contains(&error) {
+            self.castling_bans.push(error);
+        }
+        Ok(vec![Ruling::new("FIDE-A.5.1", Decision::SetupErrorStands { error, note })])
     }
 
     /// The service came back after an outage; its timeline skips the outage,
@@ -1306,7 +1416,7 @@ impl Game {
         let candidates = pos.legal_moves_filtered(Bitboard::from_square(mv.from), Bitboard::FULL);
         let chess960 = pos.castling_mode() == CastlingMode::Chess960;
         candidates.iter().copied().find(|m| {
-            if m.promotion_role() != mv.promotion {
+            if m.promotion_role() != mv.promotion || self.is_banned(*m) {
                 return false;
             }
             if m.is_castle() {
@@ -1472,7 +1582,7 @@ impl Game {
             .legal_moves_filtered(Bitboard::from_square(king), Bitboard::FULL)
             .iter()
             .copied()
-            .find(|m| m.is_castle() && m.king_or_piece_to() == to);
+            .find(|m| m.is_castle() && m.king_or_piece_to() == to && !self.is_banned(*m));
         let Some(castle) = castle else {
             // Castling that way is not legal: the king move is an ordinary
             // (illegal) king move, judged as any move.
@@ -2356,10 +2466,15 @@ impl Game {
                     reason: "the move written with an incorrect claim must be played".into(),
                 }),
                 None => {
-                    let moves =
-                        self.position().legal_moves_filtered(Bitboard::from_square(i.from), Bitboard::FULL);
+                    let moves: Vec<Move> = self
+                        .position()
+                        .legal_moves_filtered(Bitboard::from_square(i.from), Bitboard::FULL)
+                        .iter()
+                        .copied()
+                        .filter(|m| !self.is_banned(*m))
+                        .collect();
                     (!moves.is_empty()).then(|| Obligation {
-                        allowed: moves.to_vec(),
+                        allowed: moves,
                         rule: "FIDE-9.5c",
                         reason: format!(
                             "the intended move is illegal: another move with the piece on {}",

@@ -19,8 +19,13 @@
 //!
 //! There is no time penalty for a breach as such: the remedy is to enforce
 //! the correct move (the caller refuses any other).
+//!
+//! Castling banned by A.5.1.2 (a misplaced king or rook) is not a legal move
+//! here: [`obligation_with_bans`] takes the castling rooks it concerns, so
+//! touching the king and such a rook falls under 4.4.3 like any other
+//! illegal castling.
 
-use arbiter_chess::{Bitboard, CastlingSide, Move, MoveList, Position, Role, Square};
+use arbiter_chess::{Bitboard, CastlingSide, Move, Position, Role, Square};
 
 /// The moves a player may make after touching pieces.
 #[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq)]
@@ -41,16 +46,32 @@ impl Obligation {
     }
 }
 
-fn moves_from(pos: &Position, sq: Square) -> MoveList {
-    pos.legal_moves_filtered(Bitboard::from_square(sq), Bitboard::FULL)
+/// The position and the castling rooks with which castling is banned
+/// (A.5.1.2); a castling move is the king taking its own rook, so it is
+/// banned when its destination is one of them.
+#[derive(Clone, Copy)]
+struct Ctx<'a> {
+    pos: &'a Position,
+    banned: Bitboard,
 }
 
-fn captures_of(pos: &Position, sq: Square) -> Vec<Move> {
-    pos.legal_moves_filtered(Bitboard::FULL, Bitboard::from_square(sq))
-        .iter()
-        .copied()
-        .filter(|m| !m.is_castle())
-        .collect()
+impl Ctx<'_> {
+    fn legal(&self, from: Bitboard, to: Bitboard) -> Vec<Move> {
+        self.pos
+            .legal_moves_filtered(from, to)
+            .iter()
+            .copied()
+            .filter(|m| !(m.is_castle() && self.banned.contains(m.to())))
+            .collect()
+    }
+
+    fn moves_from(&self, sq: Square) -> Vec<Move> {
+        self.legal(Bitboard::from_square(sq), Bitboard::FULL)
+    }
+
+    fn captures_of(&self, sq: Square) -> Vec<Move> {
+        self.legal(Bitboard::FULL, Bitboard::from_square(sq)).into_iter().filter(|m| !m.is_castle()).collect()
+    }
 }
 
 fn piece_name(pos: &Position, sq: Square) -> String {
@@ -74,6 +95,13 @@ fn piece_name(pos: &Position, sq: Square) -> String {
 /// intent, in order) in `pos`, for the side to move; `None` if the player may
 /// make any legal move (nothing touched, or 4.5).
 pub fn obligation(pos: &Position, touched: &[Square]) -> Option<Obligation> {
+    obligation_with_bans(pos, touched, Bitboard::EMPTY)
+}
+
+/// As [`obligation`], with castling onto the rooks in `banned` (castling
+/// rook squares of the side to move) illegal because of A.5.1.2.
+pub fn obligation_with_bans(pos: &Position, touched: &[Square], banned: Bitboard) -> Option<Obligation> {
+    let cx = Ctx { pos, banned };
     let us = pos.turn();
     let board = pos.board();
     let mut seen = Bitboard::EMPTY;
@@ -104,18 +132,18 @@ pub fn obligation(pos: &Position, touched: &[Square]) -> Option<Obligation> {
             let side = CastlingSide::from_files(king.file(), rook.file());
             let rook_index = touched.iter().position(|s| *s == rook).unwrap_or(0);
             if king_index < rook_index {
-                return Some(castling_first(pos, king, side));
+                return Some(castling_first(cx, king, side));
             }
-            return rook_first(pos, rook, king, side);
+            return rook_first(cx, rook, king, side);
         }
     }
 
     if theirs.is_empty() {
-        return first_movable(pos, &own, "FIDE-4.3a");
+        return first_movable(cx, &own, "FIDE-4.3a");
     }
     if own.is_empty() {
         for &sq in &theirs {
-            let caps = captures_of(pos, sq);
+            let caps = cx.captures_of(sq);
             if !caps.is_empty() {
                 return Some(Obligation {
                     allowed: caps,
@@ -129,7 +157,7 @@ pub fn obligation(pos: &Position, touched: &[Square]) -> Option<Obligation> {
     // 4.3.3: both colours touched.
     let (first_own, first_theirs) = (own[0], theirs[0]);
     let capture: Vec<Move> =
-        captures_of(pos, first_theirs).into_iter().filter(|m| m.from() == first_own).collect();
+        cx.captures_of(first_theirs).into_iter().filter(|m| m.from() == first_own).collect();
     if !capture.is_empty() {
         return Some(Obligation {
             allowed: capture,
@@ -139,16 +167,16 @@ pub fn obligation(pos: &Position, touched: &[Square]) -> Option<Obligation> {
     }
     for &sq in &touched {
         if ours.contains(sq) {
-            let moves = moves_from(pos, sq);
+            let moves = cx.moves_from(sq);
             if !moves.is_empty() {
                 return Some(Obligation {
-                    allowed: moves.to_vec(),
+                    allowed: moves,
                     rule: "FIDE-4.3c",
                     reason: format!("{} was touched first and must be moved", piece_name(pos, sq)),
                 });
             }
         } else {
-            let caps = captures_of(pos, sq);
+            let caps = cx.captures_of(sq);
             if !caps.is_empty() {
                 return Some(Obligation {
                     allowed: caps,
@@ -162,14 +190,14 @@ pub fn obligation(pos: &Position, touched: &[Square]) -> Option<Obligation> {
 }
 
 /// 4.3.1: the first touched own piece that has a legal move.
-fn first_movable(pos: &Position, own: &[Square], rule: &'static str) -> Option<Obligation> {
+fn first_movable(cx: Ctx<'_>, own: &[Square], rule: &'static str) -> Option<Obligation> {
     for &sq in own {
-        let moves = moves_from(pos, sq);
+        let moves = cx.moves_from(sq);
         if !moves.is_empty() {
             return Some(Obligation {
-                allowed: moves.to_vec(),
+                allowed: moves,
                 rule,
-                reason: format!("{} was touched and must be moved", piece_name(pos, sq)),
+                reason: format!("{} was touched and must be moved", piece_name(cx.pos, sq)),
             });
         }
     }
@@ -177,8 +205,8 @@ fn first_movable(pos: &Position, own: &[Square], rule: &'static str) -> Option<O
 }
 
 /// 4.4.1 and 4.4.3: king touched first, then a castling rook.
-fn castling_first(pos: &Position, king: Square, side: CastlingSide) -> Obligation {
-    let king_moves = moves_from(pos, king);
+fn castling_first(cx: Ctx<'_>, king: Square, side: CastlingSide) -> Obligation {
+    let king_moves = cx.moves_from(king);
     let castle: Vec<Move> = king_moves.iter().copied().filter(|m| m.castling_side() == Some(side)).collect();
     if !castle.is_empty() {
         let name = if side == CastlingSide::KingSide { "O-O" } else { "O-O-O" };
@@ -192,14 +220,13 @@ fn castling_first(pos: &Position, king: Square, side: CastlingSide) -> Obligatio
     // castling on the other side; if the king cannot move, any move.
     if !king_moves.is_empty() {
         return Obligation {
-            allowed: king_moves.to_vec(),
+            allowed: king_moves,
             rule: "FIDE-4.4c",
             reason: "castling was intended but is illegal: another king move must be played".into(),
         };
     }
-    let all = pos.legal_moves();
     Obligation {
-        allowed: all.to_vec(),
+        allowed: cx.legal(Bitboard::FULL, Bitboard::FULL),
         rule: "FIDE-4.4c",
         reason: "the king cannot move: any legal move".into(),
     }
@@ -207,20 +234,20 @@ fn castling_first(pos: &Position, king: Square, side: CastlingSide) -> Obligatio
 
 /// 4.4.2: a rook touched before the king: no castling on that side this
 /// move; the rook must move if it can, otherwise the king.
-fn rook_first(pos: &Position, rook: Square, king: Square, side: CastlingSide) -> Option<Obligation> {
-    let rook_moves = moves_from(pos, rook);
+fn rook_first(cx: Ctx<'_>, rook: Square, king: Square, side: CastlingSide) -> Option<Obligation> {
+    let rook_moves = cx.moves_from(rook);
     if !rook_moves.is_empty() {
         return Some(Obligation {
-            allowed: rook_moves.to_vec(),
+            allowed: rook_moves,
             rule: "FIDE-4.4b",
             reason: format!(
                 "{} was touched before the king: it must be moved, not castled",
-                piece_name(pos, rook)
+                piece_name(cx.pos, rook)
             ),
         });
     }
     let king_moves: Vec<Move> =
-        moves_from(pos, king).iter().copied().filter(|m| m.castling_side() != Some(side)).collect();
+        cx.moves_from(king).into_iter().filter(|m| m.castling_side() != Some(side)).collect();
     if !king_moves.is_empty() {
         return Some(Obligation {
             allowed: king_moves,
@@ -280,6 +307,19 @@ mod tests {
         let o = obligation(&p, &[sq("d5")]);
         assert_eq!(sans(&p, &o), ["exd5"]);
         assert_eq!(o.unwrap().rule, "FIDE-4.3b");
+    }
+
+    #[test]
+    fn banned_castling_is_an_illegal_castling_intent() {
+        // A.5.1.2: castling with the h1 rook is banned, so touching the king
+        // and that rook requires another king move (4.4.3), O-O-O included.
+        let p = Position::from_fen("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1").unwrap();
+        let o = obligation_with_bans(&p, &[sq("e1"), sq("h1")], Bitboard::from_square(sq("h1")));
+        assert_eq!(sans(&p, &o), ["Kd1", "Kf1", "O-O-O"]);
+        assert_eq!(o.unwrap().rule, "FIDE-4.4c");
+        // The king alone touched: its moves without the banned castling.
+        let o = obligation_with_bans(&p, &[sq("e1")], Bitboard::from_square(sq("h1")));
+        assert_eq!(sans(&p, &o), ["Kd1", "Kf1", "O-O-O"]);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 mod common;
 
-use arbiter_laws::event::{DeclaredResult, Event, PenaltyKind, SetupError};
+use arbiter_laws::event::{ClaimKind, DeclaredResult, Event, PenaltyKind, SetupError};
 use arbiter_laws::game::Game;
 use arbiter_laws::regulations::{Mode, Regime};
 use arbiter_laws::ruling::{Decision, GameResult, RejectReason};
@@ -159,6 +159,231 @@ fn blitz_under_b_3_closes_set_up_claims_too_but_not_the_full_regime() {
     s.play(TEN_EACH);
     s.ev(setup(SetupError::WrongInitialPosition));
     assert_eq!(s.result(), Some(GameResult::Annulled));
+}
+
+// ---------------------------------------------------------------------------
+// A.5.1.2: castling bans for a misplaced king or rook
+// ---------------------------------------------------------------------------
+
+/// After `TEN_EACH`: both sides develop so that each may castle on either
+/// side (six more moves each).
+const READY_TO_CASTLE: &str = "Nf3 Nf6 Nc3 Nc6 Bd2 Bd7 Qe2 Qe7 g3 g6 Bg2 Bg7";
+
+fn king_misplaced(color: arbiter_chess::Color) -> Event {
+    setup(SetupError::KingMisplaced { color })
+}
+
+fn rook_misplaced(square: &str) -> Event {
+    setup(SetupError::RookMisplaced { square: sq(square) })
+}
+
+#[test]
+fn a_5_1_2_misplaced_king_after_ten_moves_bans_that_sides_castling_over_the_board() {
+    let mut s = S::otb("15+10", None);
+    s.play(TEN_EACH);
+    let rs = s.ev(king_misplaced(W));
+    assert_eq!(rules(&rs), ["FIDE-A.5.1"]);
+    assert!(
+        matches!(&rs[0].decision, Decision::SetupErrorStands { error: SetupError::KingMisplaced { color: W }, note }
+            if note.contains("may not castle")),
+        "{:?}",
+        rs[0].decision
+    );
+    assert!(!s.g.is_over());
+    assert_eq!(s.g.castling_bans(), [SetupError::KingMisplaced { color: W }]);
+    s.play(READY_TO_CASTLE);
+    // O-O is now an illegal move: made, it is not completed (7.5.1) ...
+    let rs = s.make(W, "e1g1");
+    assert_eq!(rules(&rs), ["FIDE-7.5.1"]);
+    assert!(matches!(&rs[0].decision, Decision::IllegalMoveNotCompleted { color: W, .. }));
+    // ... and completed by the press, it is penalised like any illegal move.
+    let rs = s.press(W);
+    assert_eq!(illegal_moves(&rs), [("FIDE-7.5.1", 1)]);
+    assert_eq!(s.g.illegal_move_count(W), 1);
+    // The king was touched: it must move, but castling on either side is
+    // not among its moves any more.
+    let allowed = s.allowed();
+    assert!(allowed.contains(&"Kf1".to_string()), "{allowed:?}");
+    assert!(!allowed.iter().any(|m| m.starts_with("O-O")), "{allowed:?}");
+    let rs = s.make(W, "e1c1");
+    assert_eq!(rules(&rs), ["FIDE-7.5.1"]);
+    s.make(W, "e1f1");
+    s.press(W);
+    // Black is not concerned: he may still castle.
+    s.play("O-O");
+    assert_eq!(s.g.position().king(B), sq("g8"));
+}
+
+#[test]
+fn a_5_1_2_misplaced_rook_bans_castling_with_that_rook_only() {
+    let mut s = S::otb("3+2", None);
+    s.play(TEN_EACH);
+    let rs = s.ev(rook_misplaced("h1"));
+    assert_eq!(rules(&rs), ["FIDE-A.5.1"]);
+    s.play(READY_TO_CASTLE);
+    // Touching the king and then the h1 rook intends a castling that is now
+    // illegal: another king move must be made (4.4.3), O-O-O included.
+    let mut touched = S { g: s.g.clone(), t: s.t, log: Vec::new() };
+    touched.touch(W, "e1");
+    touched.touch(W, "h1");
+    let allowed = touched.allowed();
+    assert!(allowed.contains(&"O-O-O".to_string()), "{allowed:?}");
+    assert!(!allowed.contains(&"O-O".to_string()), "{allowed:?}");
+    assert!(allowed.contains(&"Kf1".to_string()), "{allowed:?}");
+    // O-O is illegal, O-O-O is not.
+    assert_eq!(rules(&s.make(W, "e1g1")), ["FIDE-7.5.1"]);
+    assert_eq!(rules(&s.make(W, "e1c1")), ["FIDE-4.7"]);
+    s.press(W);
+    assert_eq!(s.g.position().king(W), sq("c1"));
+    assert_eq!(s.g.illegal_move_count(W), 0);
+    // Black's rook on h8 is not concerned.
+    s.play("O-O");
+    assert_eq!(s.g.position().king(B), sq("g8"));
+}
+
+#[test]
+fn a_5_1_2_banned_castling_unobserved_stands_unless_claimed() {
+    // observe = false: the banned castling goes on the board like any
+    // illegal move nobody acted on, and the opponent may claim it (A.5.2).
+    let mut r = regs("15+10", Mode::OverTheBoard, None);
+    r.observe = false;
+    let mut s = S::new(r);
+    s.play(TEN_EACH);
+    s.ev(king_misplaced(W));
+    s.play(READY_TO_CASTLE);
+    s.make(W, "e1g1");
+    let rs = s.press(W);
+    assert!(
+        rs.iter().any(|r| matches!(r.decision, Decision::IllegalMoveNotActedOn { color: W, .. })),
+        "{rs:?}"
+    );
+    assert_eq!(s.g.position().king(W), sq("g1"));
+    let rs = s.ev(Event::ClaimIllegalMove { color: B });
+    assert_eq!(illegal_moves(&rs), [("FIDE-7.5.1", 1)]);
+    assert_eq!(s.g.position().king(W), sq("e1"));
+}
+
+#[test]
+fn a_5_1_2_banned_castling_is_refused_online() {
+    let mut s = S::online("3+2", None);
+    // Online a repetition draws by itself, so no knight shuffling here.
+    s.submit("e3 e6 d3 d6 a3 a6 h3 h6");
+    s.submit(READY_TO_CASTLE);
+    assert_eq!(rules(&s.ev(king_misplaced(W))), ["FIDE-A.5.1"]);
+    assert_eq!(rules(&s.ev(rook_misplaced("a8"))), ["FIDE-A.5.1"]);
+    for uci in ["e1g1", "e1c1", "e1h1"] {
+        let r = s.rej(Event::SubmitMove { color: W, mv: mi(uci), premove: false, lag_ms: 0 });
+        assert_eq!((r.reason, r.rule), (RejectReason::IllegalMove, Some("OCR-3.1.2")), "{uci}");
+    }
+    s.submit("Kf1");
+    // Black may not castle with the a8 rook but may with the h8 rook.
+    let r = s.rej(Event::SubmitMove { color: B, mv: mi("e8c8"), premove: false, lag_ms: 0 });
+    assert_eq!(r.reason, RejectReason::IllegalMove);
+    s.submit("O-O");
+    assert_eq!(s.g.position().king(B), sq("g8"));
+}
+
+#[test]
+fn a_5_1_2_a_banned_castling_written_with_a_claim_is_an_illegal_intended_move() {
+    let mut s = S::otb("15+10", None);
+    s.play(TEN_EACH);
+    s.ev(king_misplaced(W));
+    s.play(READY_TO_CASTLE);
+    let rs = s.ev(Event::ClaimDraw { color: W, kind: ClaimKind::Threefold, intended: Some(mi("e1g1")) });
+    assert!(rules(&rs).contains(&"FIDE-9.5c"), "{rs:?}");
+    // 9.5.3 with an illegal intended move: another move with the king,
+    // which may not castle.
+    let allowed = s.allowed();
+    assert!(allowed.contains(&"Kf1".to_string()), "{allowed:?}");
+    assert!(!allowed.iter().any(|m| m.starts_with("O-O")), "{allowed:?}");
+}
+
+#[test]
+fn a_5_1_2_misplaced_king_or_rook_before_the_cut_off_or_outside_a_5_annuls() {
+    // Rapid under A.5, before each player has completed ten moves: 7.2.1.
+    for error in [SetupError::KingMisplaced { color: B }, SetupError::RookMisplaced { square: sq("a1") }] {
+        let mut s = S::otb("15+10", None);
+        s.play(NINE_AND_A_HALF);
+        s.ev(setup(error));
+        assert_eq!(s.result(), Some(GameResult::Annulled), "{error:?}");
+        assert_eq!(s.rule_of_end(), "FIDE-7.2a");
+        assert!(s.g.castling_bans().is_empty());
+    }
+    // Standard play: 7.2.1 at any move.
+    let mut s = S::otb("90+30", None);
+    s.play(TEN_EACH);
+    s.ev(king_misplaced(W));
+    assert_eq!((s.result(), s.rule_of_end()), (Some(GameResult::Annulled), "FIDE-7.2a"));
+    // Rapid under A.4 (the full Competitive Rules): 7.2.1 at any move.
+    let mut r = regs("15+10", Mode::OverTheBoard, None);
+    r.regime = Regime::Full;
+    let mut s = S::new(r);
+    s.play(TEN_EACH);
+    s.ev(rook_misplaced("h8"));
+    assert_eq!((s.result(), s.rule_of_end()), (Some(GameResult::Annulled), "FIDE-7.2a"));
+}
+
+#[test]
+fn a_5_1_2_a_misplaced_rook_is_named_by_a_castling_rook_square() {
+    let mut s = S::otb("15+10", None);
+    s.play(TEN_EACH);
+    let r = s.rej(rook_misplaced("e1"));
+    assert_eq!((r.reason, r.rule), (RejectReason::InvalidArgument, Some("FIDE-A.5.1")));
+    // Refused whatever the stage of the game, before the annulment too.
+    let mut s = S::otb("15+10", None);
+    s.play("e4");
+    assert_eq!(s.rej(rook_misplaced("b8")).reason, RejectReason::InvalidArgument);
+}
+
+#[test]
+fn a_5_1_2_wrong_initial_position_after_the_cut_off_points_to_the_castling_bans() {
+    let mut s = S::otb("15+10", None);
+    s.play(TEN_EACH);
+    let r = s.rej(setup(SetupError::WrongInitialPosition));
+    assert!(r.message.contains("KingMisplaced") && r.message.contains("RookMisplaced"), "{}", r.message);
+    assert!(!r.message.contains("not modelled"), "{}", r.message);
+}
+
+#[test]
+fn a_5_1_2_castling_bans_survive_serde_and_replay() {
+    let regs = regs("15+10", Mode::OverTheBoard, None);
+    let mut g = Game::new(regs.clone()).unwrap();
+    let mut log: Vec<(Event, i64)> = Vec::new();
+    let mut t = 0;
+    let mut apply = |g: &mut Game, e: Event, log: &mut Vec<(Event, i64)>| {
+        t += 1_000;
+        g.apply(&e, t).unwrap_or_else(|r| panic!("{e:?}: {r}"));
+        log.push((e, t));
+    };
+    apply(&mut g, Event::Start, &mut log);
+    for san in format!("{TEN_EACH} {READY_TO_CASTLE}").split_whitespace() {
+        let pos = *g.position();
+        let m = pos.parse_san(san).unwrap();
+        let color = pos.turn();
+        apply(&mut g, Event::MakeMove { color, mv: mi(&pos.uci(m).to_string()) }, &mut log);
+        apply(&mut g, Event::PressClock { color, other_hand: false }, &mut log);
+        if log.len() == 41 {
+            // Each player has completed ten moves: rule the bans.
+            apply(&mut g, king_misplaced(B), &mut log);
+            apply(&mut g, rook_misplaced("h1"), &mut log);
+        }
+    }
+    assert_eq!(g.castling_bans().len(), 2);
+    apply(&mut g, Event::MakeMove { color: W, mv: mi("e1g1") }, &mut log);
+    let json = serde_json::to_string(&g).unwrap();
+    assert!(json.contains("castling_bans"), "{json}");
+    let back: Game = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, g);
+    let replayed = Game::replay(regs.clone(), log.iter()).unwrap_or_else(|(i, r)| panic!("{i}: {r}"));
+    assert_eq!(replayed, g);
+    // A game without bans writes no field, so states written before the
+    // bans existed read back unchanged.
+    let plain = Game::new(regs).unwrap();
+    assert!(!serde_json::to_string(&plain).unwrap().contains("castling_bans"));
+    // The existing set-up errors keep their JSON form.
+    assert_eq!(serde_json::to_string(&SetupError::WrongInitialPosition).unwrap(), "\"WrongInitialPosition\"");
+    let e = SetupError::RookMisplaced { square: sq("h1") };
+    assert_eq!(serde_json::from_str::<SetupError>(&serde_json::to_string(&e).unwrap()).unwrap(), e);
 }
 
 #[test]

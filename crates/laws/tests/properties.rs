@@ -90,7 +90,17 @@ fn random_event(rng: &mut Rng, g: &Game) -> Event {
                 SetupError::WrongInitialPosition,
                 SetupError::BoardWronglyOriented,
                 SetupError::ColoursReversed,
-            ][rng.below(3)],
+                SetupError::KingMisplaced { color },
+                // Mostly a rook's castling square, sometimes any square
+                // (refused as naming no castling rook).
+                SetupError::RookMisplaced {
+                    square: if rng.chance(80) {
+                        Square::new([0, 7, 56, 63][rng.below(4)])
+                    } else {
+                        random_square(rng)
+                    },
+                },
+            ][rng.below(5)],
         },
         95 if rng.chance(30) => Event::Penalty {
             color,

@@ -1025,11 +1025,17 @@ pub fn event_to_proto_parts(e: &Event) -> (String, String, HashMap<String, Strin
 }
 
 /// A set-up error in words.
-fn setup_error_text(e: arbiter_laws::event::SetupError) -> &'static str {
+fn setup_error_text(e: arbiter_laws::event::SetupError) -> String {
     match e {
-        arbiter_laws::event::SetupError::WrongInitialPosition => "wrong initial position (7.2.1)",
-        arbiter_laws::event::SetupError::BoardWronglyOriented => "board wrongly oriented (7.2.2)",
-        arbiter_laws::event::SetupError::ColoursReversed => "colours reversed (7.3)",
+        arbiter_laws::event::SetupError::WrongInitialPosition => "wrong initial position (7.2.1)".into(),
+        arbiter_laws::event::SetupError::BoardWronglyOriented => "board wrongly oriented (7.2.2)".into(),
+        arbiter_laws::event::SetupError::ColoursReversed => "colours reversed (7.3)".into(),
+        arbiter_laws::event::SetupError::KingMisplaced { color } => {
+            format!("{} king misplaced in the initial position (7.2.1, A.5.1.2)", side(color))
+        }
+        arbiter_laws::event::SetupError::RookMisplaced { square } => {
+            format!("rook starting on {square} misplaced in the initial position (7.2.1, A.5.1.2)")
+        }
     }
 }
 

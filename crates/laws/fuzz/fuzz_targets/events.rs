@@ -239,11 +239,13 @@ fn event(b: &mut Bytes<'_>, g: &Game) -> Event {
         },
         41 => Event::ServiceResumed { outage_ms: i64::from(b.u16() as i16) * 10 },
         42 if c % 4 == 0 => Event::SetupErrorFound {
-            error: [
-                SetupError::WrongInitialPosition,
-                SetupError::BoardWronglyOriented,
-                SetupError::ColoursReversed,
-            ][usize::from(b.byte() % 3)],
+            error: match b.byte() % 5 {
+                0 => SetupError::WrongInitialPosition,
+                1 => SetupError::BoardWronglyOriented,
+                2 => SetupError::ColoursReversed,
+                3 => SetupError::KingMisplaced { color },
+                _ => SetupError::RookMisplaced { square: b.square() },
+            },
         },
         43 => Event::ClaimIllegalMove { color },
         _ => Event::Tick,
