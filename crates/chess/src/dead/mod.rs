@@ -96,9 +96,9 @@ use search::{Outcome, Searcher};
 /// D3-Chess test vectors that D3-Chess itself decides (2 of its 3,606 queries
 /// stay unknown, both on D3-Chess's own undetermined list; at 200,000 nodes
 /// a Black helpmate through a pawn structure was still missed). The cost over
-/// those vectors, release build, measured while other jobs loaded both cores
-/// of the 2-core machine: 6.4 ms per query on average and 0.48 s in the worst
-/// case (a position that spends the whole budget), using up to some tens of
+/// those vectors, release build, one core of the 2-core development machine:
+/// 5.5 ms per query on average and 0.41 s in the worst case (a position that
+/// spends the whole budget), using up to some tens of
 /// megabytes while it runs. The rules engine calls it only when a game is
 /// lost by a flag, a resignation, a second illegal move or a missed
 /// reconnection (the draw exception), never per move (that is
