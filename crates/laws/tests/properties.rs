@@ -223,14 +223,7 @@ fn random_event_sequences() {
                 break;
             }
         }
-        let replayed = Game::replay(regs.clone(), log.iter())
-            .unwrap_or_else(|(i, r)| panic!("game {game_no}: replay rejected event {i} {:?}: {r}", log[i].0));
-        assert_eq!(replayed, g, "game {game_no}: replay differs from the live game");
-        // The stored state reads back, irregular boards included.
-        let json = serde_json::to_string(&g).unwrap();
-        let back: Game =
-            serde_json::from_str(&json).unwrap_or_else(|e| panic!("game {game_no}: {e}: {json}"));
-        assert_eq!(back, g, "game {game_no}: the state does not round-trip");
+        assert_replays_and_round_trips(regs.clone(), &log, &g, game_no);
         unobserved_games += usize::from(!regs.observe);
     }
     assert!(accepted_total > 8_000, "the generator must exercise the machine ({accepted_total} accepted)");
@@ -309,17 +302,22 @@ fn unobserved_event_sequences() {
                 break;
             }
         }
-        let replayed = Game::replay(regs, log.iter())
-            .unwrap_or_else(|(i, r)| panic!("game {game_no}: replay rejected event {i} {:?}: {r}", log[i].0));
-        assert_eq!(replayed, g, "game {game_no}: replay differs from the live game");
-        let json = serde_json::to_string(&g).unwrap();
-        let back: Game =
-            serde_json::from_str(&json).unwrap_or_else(|e| panic!("game {game_no}: {e}: {json}"));
-        assert_eq!(back, g, "game {game_no}: the state does not round-trip");
+        assert_replays_and_round_trips(regs, &log, &g, game_no);
     }
     assert!(
         stood > 100 && claimed > 50 && seen > 10 && drawn > 2,
         "observe = false must be exercised: {stood} illegal moves stood, {claimed} claimed, {seen} illegal \
          positions seen, {drawn} A.5.4 draws"
     );
+}
+
+/// Replaying `log` gives the live game `g`, and `g`'s stored state (irregular
+/// boards included) reads back unchanged.
+fn assert_replays_and_round_trips(regs: Regulations, log: &[(Event, i64)], g: &Game, game_no: usize) {
+    let replayed = Game::replay(regs, log.iter())
+        .unwrap_or_else(|(i, r)| panic!("game {game_no}: replay rejected event {i} {:?}: {r}", log[i].0));
+    assert_eq!(&replayed, g, "game {game_no}: replay differs from the live game");
+    let json = serde_json::to_string(g).unwrap();
+    let back: Game = serde_json::from_str(&json).unwrap_or_else(|e| panic!("game {game_no}: {e}: {json}"));
+    assert_eq!(&back, g, "game {game_no}: the state does not round-trip");
 }
