@@ -9,5 +9,7 @@ mod health;
 mod otb;
 mod restart;
 mod smoke;
+mod snapshots;
 mod tls;
+mod upgrade;
 mod watch;

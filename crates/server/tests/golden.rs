@@ -1,0 +1,139 @@
+//! The golden logs replayed: every game of the corpus recorded with an
+//! earlier release (`tests/golden/logs/*.json`, made by
+//! `cargo run -p arbiter-e2e --example golden`) is decoded from its stored
+//! rows and replayed through the Laws, on every build, for ever. Each event
+//! must give exactly the rulings that release stored for it, leave the
+//! position and the clocks it stored, and the game must end as that
+//! release's API showed it (`tests/golden/expected.json`).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use arbiter_chess::Color;
+use arbiter_laws::event::Event;
+use arbiter_laws::game::Game;
+use arbiter_server::store::EventRow;
+use arbiter_server::table::{GameSpec, stored_rulings};
+use serde_json::Value;
+
+fn golden() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+}
+
+fn read_json(path: PathBuf) -> Value {
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The GetGame answer the recording release gave for each game.
+fn expected_games() -> HashMap<String, Value> {
+    let expected = read_json(golden().join("expected.json"));
+    expected["answers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["call"].as_str().unwrap().starts_with("GetGame "))
+        .map(|a| {
+            let game = a["answer"]["game"].clone();
+            (game["name"].as_str().unwrap().trim_start_matches("games/").to_string(), game)
+        })
+        .collect()
+}
+
+fn color_text(c: Option<Color>) -> Value {
+    match c {
+        Some(c) => Value::String(c.name().to_string()),
+        None => Value::Null,
+    }
+}
+
+#[test]
+fn every_golden_log_replays_to_the_identical_game() {
+    let expected = expected_games();
+    let mut logs: Vec<PathBuf> = std::fs::read_dir(golden().join("logs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    logs.sort();
+    assert!(logs.len() >= 18, "the corpus has {} logs", logs.len());
+    let mut events_replayed = 0;
+    for path in &logs {
+        let log = read_json(path.clone());
+        let id = log["game"]["id"].as_str().unwrap().to_string();
+        let spec: GameSpec = serde_json::from_str(log["game"]["spec_json"].as_str().unwrap())
+            .unwrap_or_else(|e| panic!("{id}: the stored specification: {e}"));
+        let mut game = Game::new(spec.regulations.clone()).unwrap();
+        for row in log["events"].as_array().unwrap() {
+            let seq = row["seq"].as_i64().unwrap();
+            let at = row["at_ms"].as_i64().unwrap();
+            let event: Event = serde_json::from_str(row["event_json"].as_str().unwrap())
+                .unwrap_or_else(|e| panic!("{id} #{seq}: the stored event: {e}"));
+            let rulings =
+                game.apply(&event, at).unwrap_or_else(|r| panic!("{id} #{seq}: no longer applies: {r}"));
+            let stored = stored_rulings(&EventRow {
+                game_id: id.clone(),
+                seq,
+                request_id: None,
+                actor: row["actor"].as_str().unwrap().into(),
+                at_ms: at,
+                wall_ms: row["wall_ms"].as_i64().unwrap(),
+                event_json: row["event_json"].as_str().unwrap().into(),
+                rulings_json: row["rulings_json"].as_str().unwrap().into(),
+            })
+            .unwrap_or_else(|e| panic!("{id} #{seq}: the stored rulings: {e:?}"));
+            assert_eq!(rulings, stored, "{id} #{seq}: the rulings differ from the recorded ones");
+            // The position and the clocks stored with the event.
+            let after: Value = serde_json::from_str(row["rulings_json"].as_str().unwrap()).unwrap();
+            assert_eq!(game.position().fen(), after["fen"].as_str().unwrap(), "{id} #{seq}: position");
+            let clocks = &after["clocks"];
+            let clock = game.clock();
+            let replayed = serde_json::json!({
+                "white_ms": game.remaining_ms(Color::White, at),
+                "black_ms": game.remaining_ms(Color::Black, at),
+                "running": color_text(clock.running()),
+                "paused": clock.is_paused(),
+                "white_moves": game.moves_completed(Color::White),
+                "black_moves": game.moves_completed(Color::Black),
+            });
+            assert_eq!(&replayed, clocks, "{id} #{seq}: clocks");
+            events_replayed += 1;
+        }
+        // The game as the recording release's API showed it.
+        let shown = expected.get(&id).unwrap_or_else(|| panic!("{id}: no expected game"));
+        assert_eq!(game.position().fen(), shown["fen"].as_str().unwrap(), "{id}: final position");
+        let record = game.record();
+        let uci: Vec<Value> = record
+            .moves()
+            .iter()
+            .enumerate()
+            .map(|(i, &m)| Value::String(record.positions()[i].uci(m).to_string()))
+            .collect();
+        let shown_uci = shown.get("movesUci").cloned().unwrap_or(Value::Array(vec![]));
+        assert_eq!(Value::Array(uci), shown_uci, "{id}: the moves");
+        let status = if game.is_over() {
+            "GAME_STATUS_FINISHED"
+        } else if game.is_started() {
+            "GAME_STATUS_IN_PROGRESS"
+        } else {
+            "GAME_STATUS_PENDING"
+        };
+        assert_eq!(status, shown["status"].as_str().unwrap(), "{id}: status");
+        match game.end() {
+            Some(end) => {
+                assert_eq!(
+                    end.rule,
+                    shown["end"]["ruleId"].as_str().unwrap(),
+                    "{id}: the rule of the result"
+                );
+                assert_eq!(end.reason, shown["end"]["reason"].as_str().unwrap(), "{id}: why it ended");
+            }
+            None => assert!(shown.get("end").is_none(), "{id}: the game should be over"),
+        }
+        for (c, key) in [(Color::White, "whiteIllegalMoves"), (Color::Black, "blackIllegalMoves")] {
+            let shown_count = shown.get(key).and_then(Value::as_u64).unwrap_or(0);
+            assert_eq!(u64::from(game.illegal_move_count(c)), shown_count, "{id}: {key}");
+        }
+    }
+    assert!(events_replayed >= 150, "only {events_replayed} events replayed");
+}
