@@ -209,6 +209,7 @@ fn game(g: usize) -> GameRow {
         result: None,
         last_seq: 0,
         updated_wall_ms: 0,
+        spec_format: 1,
     }
 }
 
@@ -226,6 +227,7 @@ fn append(g: usize, last_seq: i64, payload: &str) -> Append {
             wall_ms: seq * 1_000,
             event_json: payload.to_owned(),
             rulings_json: r#"[{"kind":"clock","white_ms":5400000,"black_ms":5400000}]"#.to_owned(),
+            format: 1,
         }],
         status: "IN_PROGRESS".to_owned(),
         result: None,

@@ -13,6 +13,7 @@ use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
 use crate::convert::Violation;
+use crate::event_log::FormatError;
 use crate::store::StoreError;
 
 /// The ErrorInfo domain of every error this service returns.
@@ -50,6 +51,12 @@ pub enum ApiError {
     /// The request is larger than the configured limit.
     #[error("{0}")]
     TooLarge(String),
+    /// A game stored in a format this build does not read: written by a
+    /// newer release (after a rollback, or by a newer replica). Nothing is
+    /// read from it, so nothing is misread; a release that knows the format
+    /// serves it.
+    #[error("{0}")]
+    NewerStoredFormat(String),
     /// A fault of the service itself (for example a corrupt log). Never
     /// caused by a client's input.
     #[error("{0}")]
@@ -66,6 +73,14 @@ impl ApiError {
         ApiError::InvalidArgument(vec![Violation { field: field.into(), description: description.into() }])
     }
 
+    /// A stored payload (`what`: "games/x: event 3") that could not be read.
+    pub fn stored(what: String, e: FormatError) -> ApiError {
+        match e {
+            FormatError::Newer { .. } => ApiError::NewerStoredFormat(format!("{what}: {e}")),
+            other => ApiError::Internal(format!("{what} is unreadable: {other}")),
+        }
+    }
+
     /// The ErrorInfo reason.
     pub fn reason(&self) -> &'static str {
         match self {
@@ -79,6 +94,7 @@ impl ApiError {
             ApiError::Unavailable(_) => "STORAGE_UNAVAILABLE",
             ApiError::Malformed(_) => "MALFORMED_REQUEST",
             ApiError::TooLarge(_) => "REQUEST_TOO_LARGE",
+            ApiError::NewerStoredFormat(_) => "STORED_FORMAT_NEWER",
             ApiError::Internal(_) => "INTERNAL",
         }
     }
@@ -105,6 +121,7 @@ impl ApiError {
             ApiError::Unavailable(_) => Code::Unavailable,
             ApiError::Malformed(_) => Code::InvalidArgument,
             ApiError::TooLarge(_) => Code::ResourceExhausted,
+            ApiError::NewerStoredFormat(_) => Code::FailedPrecondition,
             ApiError::Internal(_) => Code::Internal,
         }
     }

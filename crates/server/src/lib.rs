@@ -11,6 +11,7 @@
 pub mod auth;
 pub mod convert;
 pub mod error;
+pub mod event_log;
 pub mod hall;
 pub mod pgn;
 pub mod service;

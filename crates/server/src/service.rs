@@ -26,7 +26,8 @@ use crate::convert;
 use crate::error::ApiError;
 use crate::hall::Hall;
 use crate::store::{EventStore, GameFilter, GameRow};
-use crate::table::{self, Act, GameSpec, PlayerSpec, TableHandle, wall_ms};
+use crate::event_log::{self, GameSpec, PlayerSpec};
+use crate::table::{self, Act, TableHandle, wall_ms};
 
 /// Longest accepted request id.
 const MAX_REQUEST_ID: usize = 128;
@@ -221,7 +222,6 @@ impl Arbiter {
         // start position with the castling mode, for one).
         Game::new(regulations.clone()).map_err(|e| ApiError::field("regulations", e.to_string()))?;
         let spec = GameSpec {
-            version: 1,
             event: r.event.clone(),
             round: r.round.clone(),
             white,
@@ -237,8 +237,8 @@ impl Arbiter {
             round: r.round.clone(),
             white: spec.white.name.clone(),
             black: spec.black.name.clone(),
-            spec_json: serde_json::to_string(&spec)
-                .map_err(|e| ApiError::Internal(format!("cannot encode the game: {e}")))?,
+            spec_format: event_log::FORMAT,
+            spec_json: event_log::encode_spec(&spec),
             status: "PENDING".into(),
             result: None,
             last_seq: 0,

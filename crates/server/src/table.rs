@@ -22,13 +22,13 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use arbiter_chess::Color;
 use arbiter_laws::event::{ClaimKind, Event};
 use arbiter_laws::game::Game;
-use arbiter_laws::regulations::Regulations;
 use arbiter_laws::ruling::{Decision, Ruling};
 use arbiter_proto::v1 as pb;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 use crate::convert;
 use crate::error::ApiError;
+use crate::event_log::{self, Aftermath, Clocks, GameSpec, PlayerSpec};
 use crate::store::{Append, EventRow, EventStore, GameRow, Storage};
 
 /// How long a finished game stays loaded without commands. Long enough for
@@ -66,43 +66,6 @@ pub fn wall_ms() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
-
-/// A player as the game's specification stores it.
-#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, Default, PartialEq, Eq)]
-pub struct PlayerSpec {
-    pub name: String,
-    pub fide_id: String,
-}
-
-/// Everything needed to rebuild a game besides its events (`spec_json`).
-#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq)]
-pub struct GameSpec {
-    pub version: u32,
-    pub event: String,
-    pub round: String,
-    pub white: PlayerSpec,
-    pub black: PlayerSpec,
-    pub regulations: Regulations,
-}
-
-/// The clocks after an event, as stored with its rulings.
-#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
-struct ClockSnap {
-    white_ms: i64,
-    black_ms: i64,
-    running: Option<Color>,
-    paused: bool,
-    white_moves: u32,
-    black_moves: u32,
-}
-
-/// What an event led to, as stored (`rulings_json`).
-#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
-struct Aftermath {
-    rulings: Vec<Ruling>,
-    clocks: ClockSnap,
-    fen: String,
 }
 
 /// An act to apply, before the table turns it into a Laws event (moves in
@@ -307,8 +270,8 @@ impl Table {
         events: broadcast::Sender<Arc<Recorded>>,
     ) -> Result<Table, ApiError> {
         let row = store.game(id).await?.ok_or_else(|| ApiError::NotFound(format!("games/{id}")))?;
-        let spec: GameSpec = serde_json::from_str(&row.spec_json)
-            .map_err(|e| ApiError::Internal(format!("games/{id}: unreadable specification: {e}")))?;
+        let spec = event_log::decode_spec(row.spec_format, &row.spec_json)
+            .map_err(|e| ApiError::stored(format!("games/{id}: the specification"), e))?;
         let mut table = Table {
             store,
             game: Game::new(spec.regulations.clone()).map_err(|e| {
@@ -348,9 +311,8 @@ impl Table {
             let page = self.store.events(&id, last_seq, REPLAY_PAGE).await?;
             let n = page.len();
             for ev in page {
-                let event: Event = serde_json::from_str(&ev.event_json).map_err(|e| {
-                    ApiError::Internal(format!("games/{id}: event {} is unreadable: {e}", ev.seq))
-                })?;
+                let event = event_log::decode_event(ev.format, &ev.event_json)
+                    .map_err(|e| ApiError::stored(format!("games/{id}: event {}", ev.seq), e))?;
                 game.apply(&event, ev.at_ms).map_err(|r| {
                     ApiError::Internal(format!("games/{id}: event {} no longer applies: {r}", ev.seq))
                 })?;
@@ -577,9 +539,9 @@ impl Table {
             let page = self.store.events(&id, self.last_seq, REPLAY_PAGE).await?;
             let n = page.len();
             for row in page {
-                let event: Event = serde_json::from_str(&row.event_json).map_err(|e| {
+                let event = event_log::decode_event(row.format, &row.event_json).map_err(|e| {
                     self.dirty = true;
-                    ApiError::Internal(format!("games/{id}: event {} is unreadable: {e}", row.seq))
+                    ApiError::stored(format!("games/{id}: event {}", row.seq), e)
                 })?;
                 if let Err(r) = self.game.apply(&event, row.at_ms) {
                     self.dirty = true;
@@ -646,9 +608,9 @@ impl Table {
         }
     }
 
-    fn clock_snap(&self, at: i64) -> ClockSnap {
+    fn clock_snap(&self, at: i64) -> Clocks {
         let clock = self.game.clock();
-        ClockSnap {
+        Clocks {
             white_ms: self.game.remaining_ms(Color::White, at),
             black_ms: self.game.remaining_ms(Color::Black, at),
             running: clock.running(),
@@ -688,10 +650,9 @@ impl Table {
             actor: actor.to_string(),
             at_ms: at,
             wall_ms: wall_ms(),
-            event_json: serde_json::to_string(event)
-                .map_err(|e| ApiError::Internal(format!("cannot encode the event: {e}")))?,
-            rulings_json: serde_json::to_string(&aftermath)
-                .map_err(|e| ApiError::Internal(format!("cannot encode the rulings: {e}")))?,
+            format: event_log::FORMAT,
+            event_json: event_log::encode_event(event),
+            rulings_json: event_log::encode_aftermath(&aftermath),
         };
         let result = self.game.end().map(|end| convert::game_result_text(end.result));
         let append = Append {
@@ -787,7 +748,7 @@ pub fn timestamp(ms: i64) -> prost_types::Timestamp {
     prost_types::Timestamp { seconds: ms.div_euclid(1000), nanos: (ms.rem_euclid(1000) * 1_000_000) as i32 }
 }
 
-fn clocks_proto(c: ClockSnap, read_wall_ms: i64) -> pb::ClockReading {
+fn clocks_proto(c: Clocks, read_wall_ms: i64) -> pb::ClockReading {
     pb::ClockReading {
         white_remaining_ms: c.white_ms,
         black_remaining_ms: c.black_ms,
@@ -819,24 +780,25 @@ fn build_event_proto(row: &EventRow, event: &Event, aftermath: &Aftermath) -> pb
 /// A stored event as the API shows it.
 ///
 /// # Errors
-/// [`ApiError::Internal`] if the stored JSON cannot be read.
+/// [`ApiError::stored`] if the row cannot be read.
 pub fn event_to_proto(row: &EventRow) -> Result<pb::GameEvent, ApiError> {
-    let event: Event = serde_json::from_str(&row.event_json).map_err(|e| {
-        ApiError::Internal(format!("games/{}: event {} unreadable: {e}", row.game_id, row.seq))
-    })?;
-    let aftermath: Aftermath = serde_json::from_str(&row.rulings_json).map_err(|e| {
-        ApiError::Internal(format!("games/{}: rulings {} unreadable: {e}", row.game_id, row.seq))
-    })?;
+    let (event, aftermath) = decode_row(row)?;
     Ok(build_event_proto(row, &event, &aftermath))
 }
 
-/// The decoded parts of a stored event (for PGN export).
+/// The rulings stored with an event (for PGN export).
 ///
 /// # Errors
-/// [`ApiError::Internal`] if the stored JSON cannot be read.
+/// [`ApiError::stored`] if the row cannot be read.
 pub fn stored_rulings(row: &EventRow) -> Result<Vec<Ruling>, ApiError> {
-    let aftermath: Aftermath = serde_json::from_str(&row.rulings_json).map_err(|e| {
-        ApiError::Internal(format!("games/{}: rulings {} unreadable: {e}", row.game_id, row.seq))
-    })?;
-    Ok(aftermath.rulings)
+    Ok(decode_row(row)?.1.rulings)
+}
+
+/// A stored row's event and aftermath.
+fn decode_row(row: &EventRow) -> Result<(Event, Aftermath), ApiError> {
+    let at = || format!("games/{}: event {}", row.game_id, row.seq);
+    let event = event_log::decode_event(row.format, &row.event_json).map_err(|e| ApiError::stored(at(), e))?;
+    let aftermath =
+        event_log::decode_aftermath(row.format, &row.rulings_json).map_err(|e| ApiError::stored(at(), e))?;
+    Ok((event, aftermath))
 }

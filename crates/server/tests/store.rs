@@ -43,6 +43,9 @@ fn game(id: &str) -> GameRow {
         result: None,
         last_seq: 0,
         updated_wall_ms: 1_700_000_000_000,
+        // Opaque to the store, like the payload; a value other than the
+        // default checks that the column round-trips.
+        spec_format: 2,
     }
 }
 
@@ -56,6 +59,9 @@ fn event(game_id: &str, seq: i64, request_id: Option<&str>) -> EventRow {
         wall_ms: 1_700_000_000_000 + seq * 1_000,
         event_json: format!(r#"{{"move":{seq}}}"#),
         rulings_json: "[]".to_owned(),
+        // Alternating formats check that the column round-trips in both
+        // append paths.
+        format: 1 + seq % 2,
     }
 }
 

@@ -44,3 +44,83 @@ async fn a_database_of_the_first_release_reads_back_identically() {
     }
     assert_eq!(e.len(), a.len());
 }
+
+/// A row written by a newer release (a format this build does not know) is
+/// refused with a clear error, the rest of the database is served, and the
+/// row is left exactly as it was: nothing is misread, nothing overwritten.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rows_of_a_newer_format_are_refused_and_left_alone() {
+    use arbiter_e2e::{expect_reason, v1 as pb};
+    use sqlx::Row;
+    use tonic::Code;
+
+    let (dir, url) = first_format_database();
+    // A first start migrates the database (the format columns appear).
+    let server = TestServer::start_with(Some(dir), url.clone(), |_| {}).await;
+    let (dir, url) = server.stop().await;
+    let pool = sqlx::SqlitePool::connect(&url).await.unwrap();
+    sqlx::query("UPDATE game_events SET format = 99 WHERE game_id = 'otb-claims' AND seq = 5")
+        .execute(&pool)
+        .await
+        .unwrap();
+    sqlx::query("UPDATE games SET spec_format = 42 WHERE id = 'paused'").execute(&pool).await.unwrap();
+    let before: Vec<(i64, String, String)> = sqlx::query(
+        "SELECT format, event_json, rulings_json FROM game_events WHERE game_id = 'otb-claims' ORDER BY seq",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap()
+    .iter()
+    .map(|r| (r.get(0), r.get(1), r.get(2)))
+    .collect();
+    pool.close().await;
+
+    let server = TestServer::start_with(dir, url.clone(), |_| {}).await;
+    let mut arbiter = server.arbiter().await;
+    let name = |id: &str| format!("games/{id}");
+    for id in ["otb-claims", "paused"] {
+        let s = expect_reason(
+            arbiter.get_game(pb::GetGameRequest { name: name(id) }).await,
+            Code::FailedPrecondition,
+            "STORED_FORMAT_NEWER",
+        );
+        assert!(s.message().contains("newer than this build reads"), "{s:?}");
+        assert!(s.message().contains(&format!("games/{id}")), "{s:?}");
+    }
+    let s = expect_reason(
+        arbiter
+            .list_game_events(pb::ListGameEventsRequest { parent: name("otb-claims"), ..Default::default() })
+            .await,
+        Code::FailedPrecondition,
+        "STORED_FORMAT_NEWER",
+    );
+    assert!(s.message().contains("format 99"), "{s:?}");
+    // An act on the game is refused too: nothing is judged on a misread log.
+    expect_reason(
+        arbiter.resume_clocks(pb::ResumeClocksRequest { name: name("paused"), ..Default::default() }).await,
+        Code::FailedPrecondition,
+        "STORED_FORMAT_NEWER",
+    );
+    // Every other game still reads.
+    let g = arbiter.get_game(pb::GetGameRequest { name: name("otb-touch-move") }).await.unwrap().into_inner();
+    assert_eq!(g.game.unwrap().status, pb::GameStatus::Finished as i32);
+    let (_dir, url) = server.stop().await;
+
+    let pool = sqlx::SqlitePool::connect(&url).await.unwrap();
+    let after: Vec<(i64, String, String)> = sqlx::query(
+        "SELECT format, event_json, rulings_json FROM game_events WHERE game_id = 'otb-claims' ORDER BY seq",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap()
+    .iter()
+    .map(|r| (r.get(0), r.get(1), r.get(2)))
+    .collect();
+    assert_eq!(before, after, "the rows of the newer format were changed");
+    let spec_format: i64 = sqlx::query("SELECT spec_format FROM games WHERE id = 'paused'")
+        .fetch_one(&pool)
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(spec_format, 42);
+}

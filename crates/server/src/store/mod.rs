@@ -50,8 +50,11 @@ pub struct GameRow {
     pub white: String,
     pub black: String,
     /// Everything needed to rebuild the game (regulations, players...), as
-    /// JSON written by the server. Opaque to the store.
+    /// JSON written by the server in format `spec_format` (see
+    /// `crate::event_log`). Opaque to the store.
     pub spec_json: String,
+    /// The format `spec_json` is written in.
+    pub spec_format: i64,
     /// `PENDING`, `IN_PROGRESS` or `FINISHED` (kept by the appends).
     pub status: String,
     /// The result once finished (`1-0`, `0-1`, `1/2-1/2`, ...).
@@ -79,6 +82,9 @@ pub struct EventRow {
     pub event_json: String,
     /// The rulings it produced, as JSON written by the server. Opaque.
     pub rulings_json: String,
+    /// The format of `event_json` and `rulings_json` (see
+    /// `crate::event_log`); 1 for rows written before formats were numbered.
+    pub format: i64,
 }
 
 /// Events to append to one game, all or nothing.

@@ -16,7 +16,7 @@
 //!
 //! - writer tasks (see [`WRITERS`]) take everything queued, up to
 //!   [`MAX_BATCH`] appends, and send it as one call of the
-//!   `arbiter_append_batch` function (`migrations/postgres/0003_*.sql`):
+//!   `arbiter_append_batch` function (`migrations/postgres/0004_*.sql`):
 //!   one statement, hence one round trip and one implicit transaction whose
 //!   WAL flush all the appends share;
 //! - inside it, each append runs in its own subtransaction (a savepoint), so
@@ -176,14 +176,14 @@ mod constraint {
 macro_rules! game_columns {
     () => {
         "id, request_id, created_wall_ms, event_name, round, white, black, spec_json, status, result, \
-         last_seq, updated_wall_ms"
+         last_seq, updated_wall_ms, spec_format"
     };
 }
 
 /// The columns of an [`EventRow`], in the order [`event_from_row`] reads them.
 macro_rules! event_columns {
     () => {
-        "game_id, seq, request_id, actor, at_ms, wall_ms, event_json, rulings_json"
+        "game_id, seq, request_id, actor, at_ms, wall_ms, event_json, rulings_json, format"
     };
 }
 
@@ -314,7 +314,7 @@ impl EventStore for PostgresStore {
         let inserted = sqlx::query(concat!(
             "INSERT INTO games (",
             game_columns!(),
-            ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+            ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
         ))
         .bind(game.id.as_str())
         .bind(game.request_id.as_deref())
@@ -328,6 +328,7 @@ impl EventStore for PostgresStore {
         .bind(game.result.as_deref())
         .bind(game.last_seq)
         .bind(game.updated_wall_ms)
+        .bind(game.spec_format)
         .execute(&self.inner.pool)
         .await;
         let Err(e) = inserted else { return Ok(()) };
@@ -729,6 +730,7 @@ async fn append_batch(
     let mut wall_ms = Vec::with_capacity(events);
     let mut event_jsons = Vec::with_capacity(events);
     let mut rulings_jsons = Vec::with_capacity(events);
+    let mut formats = Vec::with_capacity(events);
     for append in order.iter().map(|&i| appends[i]) {
         game_ids.push(append.game_id.as_str());
         expected.push(append.expected_last_seq);
@@ -744,11 +746,12 @@ async fn append_batch(
             wall_ms.push(event.wall_ms);
             event_jsons.push(event.event_json.as_str());
             rulings_jsons.push(event.rulings_json.as_str());
+            formats.push(event.format);
         }
     }
     let rows = sqlx::query(
         "SELECT o_index, o_outcome, o_detail \
-         FROM arbiter_append_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+         FROM arbiter_append_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
     )
     .bind(game_ids)
     .bind(expected)
@@ -762,6 +765,7 @@ async fn append_batch(
     .bind(wall_ms)
     .bind(event_jsons)
     .bind(rulings_jsons)
+    .bind(formats)
     .fetch_all(&mut *conn)
     .await?;
 
@@ -949,6 +953,7 @@ fn game_from_row(row: &PgRow) -> Result<GameRow, sqlx::Error> {
         result: row.try_get(9)?,
         last_seq: row.try_get(10)?,
         updated_wall_ms: row.try_get(11)?,
+        spec_format: row.try_get(12)?,
     })
 }
 
@@ -962,6 +967,7 @@ fn event_from_row(row: &PgRow) -> Result<EventRow, sqlx::Error> {
         wall_ms: row.try_get(5)?,
         event_json: row.try_get(6)?,
         rulings_json: row.try_get(7)?,
+        format: row.try_get(8)?,
     })
 }
 

@@ -119,14 +119,14 @@ mod code {
 macro_rules! game_columns {
     () => {
         "id, request_id, created_wall_ms, event_name, round, white, black, spec_json, status, result, \
-         last_seq, updated_wall_ms"
+         last_seq, updated_wall_ms, spec_format"
     };
 }
 
 /// The columns of an [`EventRow`], in the order [`event_from_row`] reads them.
 macro_rules! event_columns {
     () => {
-        "game_id, seq, request_id, actor, at_ms, wall_ms, event_json, rulings_json"
+        "game_id, seq, request_id, actor, at_ms, wall_ms, event_json, rulings_json, format"
     };
 }
 
@@ -745,7 +745,7 @@ fn append_chunk_sql(size: usize) -> SqlStr {
         "WHERE id = ? AND last_seq = ?; ",
         "INSERT INTO game_events (",
         event_columns!(),
-        ") VALUES (?, CASE changes() WHEN 1 THEN ? ELSE 0 END, ?, ?, ?, ?, ?, ?); ",
+        ") VALUES (?, CASE changes() WHEN 1 THEN ? ELSE 0 END, ?, ?, ?, ?, ?, ?, ?); ",
         "RELEASE job; "
     );
     // The string repeats the fixed text above; every value is bound.
@@ -793,7 +793,8 @@ async fn run_append_chunk(
             .bind(event.at_ms)
             .bind(event.wall_ms)
             .bind(event.event_json.as_str())
-            .bind(event.rulings_json.as_str());
+            .bind(event.rulings_json.as_str())
+            .bind(event.format);
     }
     // The connection's thread runs the statements one after the other and
     // stops at the first error; count how far it got.
@@ -867,7 +868,7 @@ async fn apply_append(conn: &mut SqliteConnection, append: &Append) -> Result<()
         sqlx::query(concat!(
             "INSERT INTO game_events (",
             event_columns!(),
-            ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+            ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
         ))
         .bind(event.game_id.as_str())
         .bind(event.seq)
@@ -877,6 +878,7 @@ async fn apply_append(conn: &mut SqliteConnection, append: &Append) -> Result<()
         .bind(event.wall_ms)
         .bind(event.event_json.as_str())
         .bind(event.rulings_json.as_str())
+        .bind(event.format)
         .execute(&mut *conn)
         .await
         .map_err(|e| insert_error(e, append, event))?;
@@ -934,7 +936,7 @@ async fn apply_create_game(conn: &mut SqliteConnection, game: &GameRow) -> Resul
     let inserted = sqlx::query(concat!(
         "INSERT INTO games (",
         game_columns!(),
-        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
     ))
     .bind(game.id.as_str())
     .bind(game.request_id.as_deref())
@@ -948,6 +950,7 @@ async fn apply_create_game(conn: &mut SqliteConnection, game: &GameRow) -> Resul
     .bind(game.result.as_deref())
     .bind(game.last_seq)
     .bind(game.updated_wall_ms)
+    .bind(game.spec_format)
     .execute(&mut *conn)
     .await;
     let Err(e) = inserted else { return Ok(()) };
@@ -1065,6 +1068,7 @@ fn game_from_row(row: &SqliteRow) -> Result<GameRow, sqlx::Error> {
         result: row.try_get(9)?,
         last_seq: row.try_get(10)?,
         updated_wall_ms: row.try_get(11)?,
+        spec_format: row.try_get(12)?,
     })
 }
 
@@ -1078,6 +1082,7 @@ fn event_from_row(row: &SqliteRow) -> Result<EventRow, sqlx::Error> {
         wall_ms: row.try_get(5)?,
         event_json: row.try_get(6)?,
         rulings_json: row.try_get(7)?,
+        format: row.try_get(8)?,
     })
 }
 

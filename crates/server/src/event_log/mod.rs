@@ -1,0 +1,359 @@
+//! The stored event log's format: what a row of `game_events` (and the
+//! specification in `games.spec_json`) holds, and the one place that turns
+//! it into the Laws' types and back.
+//!
+//! **Storage boundary.** The Laws crate's types are never written to disk
+//! as they are. Each stored payload is a record of this module, in a
+//! numbered format (the row's `format` column, `spec_format` for a game's
+//! specification); [`v1`] is the first. Conversions are written out by hand,
+//! so a change in the Laws crate cannot change what is stored, and every
+//! row ever written stays readable.
+//!
+//! The rule for changing the format (see ARCHITECTURE.md):
+//! - A format, once released, is never changed. A new field, a new variant
+//!   or a new meaning is a new format (`v2.rs`) that this build writes from
+//!   then on; the old modules stay and keep reading old rows.
+//! - Reading a row of a format newer than [`FORMAT`] fails with
+//!   [`FormatError::Newer`]: a game is never misread by a build that does not
+//!   know its format (an older replica after a rollback refuses it instead).
+//! - The golden logs (`tests/golden`) hold rows of each released format and
+//!   are replayed by every build; a new format adds a corpus, never replaces
+//!   one.
+
+pub mod v1;
+
+use arbiter_chess::Color;
+use arbiter_laws::event::Event;
+use arbiter_laws::regulations::Regulations;
+use arbiter_laws::ruling::Ruling;
+
+/// The newest format this build reads, and the one it writes.
+pub const FORMAT: i64 = 1;
+
+/// A stored payload that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum FormatError {
+    /// Written by a newer build, in a format this one does not know.
+    #[error(
+        "stored in format {found}, newer than this build reads (formats 1 to {FORMAT}); \
+         run a release that knows it"
+    )]
+    Newer { found: i64 },
+    /// A format number that no build ever wrote.
+    #[error("stored in format {0}, which does not exist")]
+    Nonexistent(i64),
+    /// Not the JSON of its format.
+    #[error("not valid format-1 JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    /// Valid JSON holding a value the Laws do not know (a square, a rule id).
+    #[error("{0}")]
+    Invalid(String),
+}
+
+fn check_format(format: i64) -> Result<(), FormatError> {
+    match format {
+        1 => Ok(()),
+        f if f > FORMAT => Err(FormatError::Newer { found: f }),
+        f => Err(FormatError::Nonexistent(f)),
+    }
+}
+
+/// The clocks after an event, as stored with its rulings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clocks {
+    pub white_ms: i64,
+    pub black_ms: i64,
+    pub running: Option<Color>,
+    pub paused: bool,
+    pub white_moves: u32,
+    pub black_moves: u32,
+}
+
+/// What an event led to, as stored beside it: its rulings, the clocks and
+/// the position after it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Aftermath {
+    pub rulings: Vec<Ruling>,
+    pub clocks: Clocks,
+    pub fen: String,
+}
+
+/// A player as the game's specification stores it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PlayerSpec {
+    pub name: String,
+    pub fide_id: String,
+}
+
+/// Everything needed to rebuild a game besides its events (`spec_json`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameSpec {
+    pub event: String,
+    pub round: String,
+    pub white: PlayerSpec,
+    pub black: PlayerSpec,
+    pub regulations: Regulations,
+}
+
+/// An event in the current format.
+pub fn encode_event(event: &Event) -> String {
+    // The records hold strings, numbers and enums only: they always encode.
+    serde_json::to_string(&v1::Event::from(event)).unwrap_or_default()
+}
+
+/// An event's aftermath in the current format.
+pub fn encode_aftermath(aftermath: &Aftermath) -> String {
+    serde_json::to_string(&v1::Aftermath::from(aftermath)).unwrap_or_default()
+}
+
+/// A game's specification in the current format.
+pub fn encode_spec(spec: &GameSpec) -> String {
+    serde_json::to_string(&v1::Spec::from(spec)).unwrap_or_default()
+}
+
+/// A stored event.
+///
+/// # Errors
+/// [`FormatError`] for a format this build does not read, or a payload that
+/// is not one of its format.
+pub fn decode_event(format: i64, json: &str) -> Result<Event, FormatError> {
+    check_format(format)?;
+    serde_json::from_str::<v1::Event>(json)?.try_into()
+}
+
+/// A stored aftermath.
+///
+/// # Errors
+/// As [`decode_event`].
+pub fn decode_aftermath(format: i64, json: &str) -> Result<Aftermath, FormatError> {
+    check_format(format)?;
+    serde_json::from_str::<v1::Aftermath>(json)?.try_into()
+}
+
+/// A stored specification.
+///
+/// # Errors
+/// As [`decode_event`], and [`FormatError::Invalid`] for regulations the Laws
+/// no longer accept.
+pub fn decode_spec(format: i64, json: &str) -> Result<GameSpec, FormatError> {
+    check_format(format)?;
+    serde_json::from_str::<v1::Spec>(json)?.try_into()
+}
+
+#[cfg(test)]
+mod tests {
+    use arbiter_chess::{Color, Role, Square};
+    use arbiter_laws::event::{
+        Answer, ClaimKind, DeclaredResult, Event, MoveInput, PenaltyKind, SetupError, TouchKind,
+    };
+    use arbiter_laws::ruling::{Decision, GameEnd, Ruling};
+    use arbiter_laws::scoring::{GameResult, Score, ScoreAdjustment, ScoreAdjustmentKind};
+
+    use super::*;
+
+    fn sq(s: &str) -> Square {
+        s.parse().unwrap()
+    }
+
+    fn mv() -> MoveInput {
+        MoveInput { from: sq("e7"), to: sq("e8"), promotion: Some(Role::Queen), castle: false }
+    }
+
+    /// One event of every kind, with every field set.
+    fn every_event() -> Vec<Event> {
+        use Color::{Black as B, White as W};
+        vec![
+            Event::AnnounceAdjust { color: W },
+            Event::Touch { color: B, square: sq("g8"), kind: TouchKind::Intent },
+            Event::Touch { color: B, square: sq("a1"), kind: TouchKind::Adjust },
+            Event::Touch { color: W, square: sq("h8"), kind: TouchKind::Accidental },
+            Event::PromotionPieceTouched { color: W, role: Role::Knight },
+            Event::MakeMove { color: W, mv: mv() },
+            Event::CastlingKingReleased { color: B, to: sq("c8") },
+            Event::UsedTwoHands { color: B },
+            Event::PressClock { color: W, other_hand: true },
+            Event::SubmitMove {
+                color: B,
+                mv: MoveInput { castle: true, promotion: None, ..mv() },
+                premove: true,
+                lag_ms: 35,
+            },
+            Event::Disconnect { color: W },
+            Event::Reconnect { color: W },
+            Event::OfferDraw { color: B },
+            Event::AcceptDraw { color: W },
+            Event::DeclineDraw { color: W },
+            Event::ClaimDraw { color: W, kind: ClaimKind::Threefold, intended: Some(mv()) },
+            Event::ClaimDraw { color: B, kind: ClaimKind::FiftyMoves, intended: None },
+            Event::Resign { color: B },
+            Event::ClaimIllegalMove { color: W },
+            Event::PlayerArrived { color: B },
+            Event::RequestIncrement { color: W },
+            Event::ClaimNoWinningAttempt { color: B },
+            Event::Tick,
+            Event::Start,
+            Event::PauseClocks,
+            Event::ResumeClocks,
+            Event::AdjustClock { color: W, delta_ms: -60_000 },
+            Event::SetClock { color: B, remaining_ms: 3_000 },
+            Event::Penalty { color: W, kind: PenaltyKind::Warning },
+            Event::Penalty { color: W, kind: PenaltyKind::AddTimeToOpponent(120_000) },
+            Event::Penalty { color: B, kind: PenaltyKind::DeductTime(30_000) },
+            Event::Penalty { color: B, kind: PenaltyKind::RaiseOpponentScore },
+            Event::Penalty { color: B, kind: PenaltyKind::ReduceScore },
+            Event::Penalty { color: W, kind: PenaltyKind::DeclareLost },
+            Event::ReinstatePosition { ply: 17 },
+            Event::DeclareResult { result: DeclaredResult::WhiteWins },
+            Event::DeclareResult { result: DeclaredResult::BlackWins },
+            Event::DeclareResult { result: DeclaredResult::Draw },
+            Event::DeclareResult { result: DeclaredResult::BothLose },
+            Event::DeviceFound { color: B },
+            Event::AnswerQuestion { id: 3, answer: Answer::Default },
+            Event::AnswerQuestion { id: 4, answer: Answer::Accept },
+            Event::AnswerQuestion { id: 5, answer: Answer::Reject },
+            Event::AnswerQuestion { id: 6, answer: Answer::Postpone },
+            Event::SetupErrorFound { error: SetupError::WrongInitialPosition },
+            Event::SetupErrorFound { error: SetupError::BoardWronglyOriented },
+            Event::SetupErrorFound { error: SetupError::ColoursReversed },
+            Event::SetupErrorFound { error: SetupError::KingMisplaced { color: B } },
+            Event::SetupErrorFound { error: SetupError::RookMisplaced { square: sq("h1") } },
+            Event::ServiceResumed { outage_ms: 4_321 },
+        ]
+    }
+
+    /// One decision of every kind.
+    fn every_decision() -> Vec<Decision> {
+        use Color::{Black as B, White as W};
+        let end = |result, board_result| GameEnd {
+            result,
+            reason: "flag fell".into(),
+            rule: arbiter_laws::ruling::known_rule("FIDE-6.9").unwrap(),
+            armageddon_winner: Some(B),
+            board_result,
+        };
+        vec![
+            Decision::GameStarted { white_ms: 1, black_ms: 2 },
+            Decision::MoveMade { color: W, san: "e4".into(), uci: "e2e4".into(), ply: 1 },
+            Decision::MoveCompleted { color: B, used_ms: 3, bonus_ms: 4, remaining_ms: 5 },
+            Decision::PremoveQueued { color: W, uci: "g2g4".into() },
+            Decision::PremoveDropped { color: W, uci: "e4d5".into() },
+            Decision::Obligation {
+                color: B,
+                allowed: vec!["Nc6".into(), "Na6".into()],
+                reason: "touched".into(),
+            },
+            Decision::IllegalMoveNotCompleted { color: W, description: "d".into() },
+            Decision::IllegalMove { color: W, count: 2, description: "d".into() },
+            Decision::IllegalMoveNotActedOn { color: B, description: "d".into() },
+            Decision::IllegalMoveClaimed { color: W, description: "d".into() },
+            Decision::IllegalMoveStands { color: B, description: "d".into() },
+            Decision::IllegalPositionObserved { description: "pawn on h8".into() },
+            Decision::IllegalPositionCleared { in_check: Some(W) },
+            Decision::IllegalPositionCleared { in_check: None },
+            Decision::ClockAdjusted { color: W, delta_ms: -6, remaining_ms: 7 },
+            Decision::ClockSet { color: B, remaining_ms: 8 },
+            Decision::ClocksPaused,
+            Decision::ClocksResumed,
+            Decision::ClockResumedAfterOutage { outage_ms: 9 },
+            Decision::Warning { color: B, reason: "r".into() },
+            Decision::DrawOffered { color: W, ply: 10 },
+            Decision::DrawOfferLapsed { color: W, reason: "r".into() },
+            Decision::DrawOfferDeclined { color: B },
+            Decision::ClaimIncorrect { color: B, reason: "r".into() },
+            Decision::PlayerArrived { color: W },
+            Decision::Disconnected { color: B },
+            Decision::Reconnected { color: B },
+            Decision::QuestionOpened { id: 1, question: "q".into(), default: "d".into() },
+            Decision::QuestionAnswered { id: 1, answer: "a".into() },
+            Decision::PositionReinstated { ply: 3, fen: "8/8/8/8/8/8/8/K6k w - - 0 1".into() },
+            Decision::IncrementIntroduced { increment_ms: 5_000 },
+            Decision::SetupErrorStands {
+                error: SetupError::RookMisplaced { square: sq("a8") },
+                note: "n".into(),
+            },
+            Decision::ScorePenalty {
+                adjustment: ScoreAdjustment { offender: W, kind: ScoreAdjustmentKind::ReduceScore },
+            },
+            Decision::ScorePenalty {
+                adjustment: ScoreAdjustment { offender: B, kind: ScoreAdjustmentKind::RaiseOpponentScore },
+            },
+            Decision::GameOver(end(GameResult::WhiteWins, None)),
+            Decision::GameOver(end(GameResult::BlackWins, None)),
+            Decision::GameOver(end(GameResult::Draw, None)),
+            Decision::GameOver(end(GameResult::WhiteWinsByForfeit, None)),
+            Decision::GameOver(end(GameResult::BlackWinsByForfeit, None)),
+            Decision::GameOver(end(GameResult::DoubleForfeit, None)),
+            Decision::GameOver(end(GameResult::BothLose, None)),
+            Decision::GameOver(end(GameResult::Annulled, None)),
+            Decision::GameOver(end(
+                GameResult::Adjusted { white: Score::Draw, black: Score::Loss },
+                Some(GameResult::Draw),
+            )),
+        ]
+    }
+
+    #[test]
+    fn every_event_and_decision_round_trips_through_format_1() {
+        for event in every_event() {
+            let json = encode_event(&event);
+            assert_eq!(decode_event(1, &json).unwrap(), event, "{json}");
+        }
+        let rulings: Vec<Ruling> = every_decision()
+            .into_iter()
+            .map(|decision| Ruling { rule: arbiter_laws::ruling::known_rule("FIDE-4.3a").unwrap(), decision })
+            .collect();
+        let aftermath = Aftermath {
+            rulings,
+            clocks: Clocks {
+                white_ms: 1,
+                black_ms: -2,
+                running: Some(Color::Black),
+                paused: true,
+                white_moves: 3,
+                black_moves: 4,
+            },
+            fen: "8/8/8/8/8/8/8/K6k w - - 0 1".into(),
+        };
+        let json = encode_aftermath(&aftermath);
+        assert_eq!(decode_aftermath(1, &json).unwrap(), aftermath);
+    }
+
+    /// Format 1 is what the first releases wrote: the serde form the Laws'
+    /// types had then. While those types still derive serde, the two must
+    /// agree byte for byte; the golden logs hold the format for ever after.
+    #[test]
+    fn format_1_is_the_json_the_first_releases_wrote() {
+        for event in every_event() {
+            assert_eq!(encode_event(&event), serde_json::to_string(&event).unwrap());
+        }
+        for decision in every_decision() {
+            let ruling = Ruling { rule: arbiter_laws::ruling::known_rule("FIDE-9.2").unwrap(), decision };
+            assert_eq!(
+                serde_json::to_string(&v1::Ruling::from(&ruling)).unwrap(),
+                serde_json::to_string(&ruling).unwrap()
+            );
+        }
+    }
+
+    #[test]
+    fn a_newer_or_nonexistent_format_is_refused_not_misread() {
+        let json = encode_event(&Event::Tick);
+        let newer = decode_event(FORMAT + 1, &json).unwrap_err();
+        assert!(matches!(newer, FormatError::Newer { found } if found == FORMAT + 1), "{newer}");
+        assert!(newer.to_string().contains("newer than this build reads"), "{newer}");
+        assert!(matches!(decode_event(0, &json), Err(FormatError::Nonexistent(0))));
+        assert!(matches!(decode_aftermath(FORMAT + 1, "{}"), Err(FormatError::Newer { .. })));
+        assert!(matches!(decode_spec(FORMAT + 7, "{}"), Err(FormatError::Newer { .. })));
+    }
+
+    #[test]
+    fn unreadable_payloads_say_what_is_wrong() {
+        assert!(matches!(decode_event(1, "{\"Tock\":null}"), Err(FormatError::Json(_))));
+        let bad_square = r#"{"Touch":{"color":"white","square":"z9","kind":"Intent"}}"#;
+        let e = decode_event(1, bad_square).unwrap_err();
+        assert!(e.to_string().contains("z9"), "{e}");
+        let bad_rule = r#"{"rulings":[{"rule":"FIDE-99","decision":"ClocksPaused"}],"clocks":{"white_ms":0,"black_ms":0,"running":null,"paused":true,"white_moves":0,"black_moves":0},"fen":"x"}"#;
+        let e = decode_aftermath(1, bad_rule).unwrap_err();
+        assert!(e.to_string().contains("FIDE-99"), "{e}");
+    }
+}
