@@ -10,6 +10,7 @@
 //! missing interpreter or package is a failure; elsewhere the test says what
 //! is missing and skips.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -60,7 +61,11 @@ fn python_stubs_import_beside_python_chess() {
             std::env::var_os("CI").is_none(),
             "{why}; CI needs them: .ci/run installs grpcio-tools and chess"
         );
-        eprintln!("python stubs test skipped: {why} (pip install grpcio-tools chess, or set ARBITER_PYTHON)");
+        // Straight to stderr: libtest captures `eprintln!` of a passing test.
+        let _ = writeln!(
+            std::io::stderr(),
+            "python stubs test skipped: {why} (pip install grpcio-tools chess, or set ARBITER_PYTHON)"
+        );
         return;
     }
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../proto");
