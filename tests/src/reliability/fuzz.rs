@@ -932,12 +932,7 @@ async fn h2_abuse(addr: SocketAddr, which: usize) -> String {
             // Not gRPC at all.
             3 => ("/arbiter.v1.ArbiterService/ListGames", "application/json", None, b"{}".to_vec()),
             // An unknown method and a nonsense path.
-            4 => (
-                "/arbiter.v1.ArbiterService/NoSuchMethod",
-                "application/grpc",
-                None,
-                vec![0, 0, 0, 0, 0],
-            ),
+            4 => ("/arbiter.v1.ArbiterService/NoSuchMethod", "application/grpc", None, vec![0, 0, 0, 0, 0]),
             5 => ("/x", "application/grpc", None, vec![0, 0, 0, 0, 0]),
             // Half a frame header.
             6 => ("/arbiter.v1.ArbiterService/GetGame", "application/grpc", None, vec![0, 0, 0]),
