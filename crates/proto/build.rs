@@ -1,4 +1,4 @@
-//! Compiles `proto/chess/arbiter/v1/*.proto` with protox (pure Rust, no
+//! Compiles `proto/arbiter/v1/*.proto` with protox (pure Rust, no
 //! system protoc) and generates the tonic client and server.
 
 use std::path::PathBuf;
@@ -7,7 +7,7 @@ use prost::Message;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR")?).join("../../proto");
-    let dir = root.join("chess/arbiter/v1");
+    let dir = root.join("arbiter/v1");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "proto"))

@@ -3,7 +3,7 @@
 //! SQLite file, and gRPC clients that carry a bearer token.
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use arbiter_proto::v1 as pb;
@@ -324,14 +324,6 @@ pub fn new_game(regulations: pb::Regulations, start: bool) -> pb::CreateGameRequ
         start,
         ..Default::default()
     }
-}
-
-/// A path in the shared test data (`../shared` beside the repository, or
-/// `$ARBITER_SHARED`).
-pub fn shared(path: &str) -> PathBuf {
-    let base = std::env::var_os("ARBITER_SHARED")
-        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"), PathBuf::from);
-    base.join(path)
 }
 
 // ---------------------------------------------------------------------------

@@ -63,7 +63,6 @@ pub fn regulations(r: Option<&pb::Regulations>) -> Value {
         "armageddon": r.armageddon,
         "automatic_draws": r.automatic_draws,
         "cn_draw_alternation": r.cn_draw_alternation,
-        "cn_grade_scoring": r.cn_grade_scoring,
         "max_lag_compensation_ms": r.max_lag_compensation_ms,
         "reconnect_window_ms": r.reconnect_window_ms,
     })

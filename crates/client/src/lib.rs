@@ -1,7 +1,7 @@
 //! # arbiter-client
 //!
 //! A thin typed async client for the Arbiter gRPC API
-//! (`chess.arbiter.v1.ArbiterService`), and the operator CLI `arbiter`
+//! (`arbiter.v1.ArbiterService`), and the operator CLI `arbiter`
 //! built on it.
 //!
 //! ## The library

@@ -92,8 +92,6 @@ pub struct Regulations {
     /// CN-7: a player whose offer was declined may not offer again until he
     /// has declined one of the opponent's (off by default).
     pub cn_draw_alternation: bool,
-    /// CN-16 grade scoring (off by default; used by the scoring helpers).
-    pub cn_grade_scoring: bool,
     /// Online: at most this much lag compensation per move, equal for both
     /// players (DEC-5); 0 disables it.
     pub max_lag_compensation_ms: i64,
@@ -157,7 +155,6 @@ impl Regulations {
             observe: true,
             automatic_draws: None,
             cn_draw_alternation: false,
-            cn_grade_scoring: false,
             max_lag_compensation_ms: 0,
             reconnect_window_ms: None,
         }

@@ -140,8 +140,9 @@
 //!
 //! # CN-16 grade points (Chinese seed documents; not FIDE)
 //!
-//! Enabled only by the event option `cn_grade_scoring` (CFG-CN, default off);
-//! the caller decides whether to call [`cn16_transfer`] or
+//! Not yet an option of a game (CFG-CN, off): the API refuses
+//! `cn_grade_scoring` until the tournament results use these functions; the
+//! caller decides whether to call [`cn16_transfer`] or
 //! [`cn16_grade_changes`]. D is the absolute difference of the two players'
 //! current grade points. The amounts, per decision DEC-15 (half-open bands, no
 //! rounding, draws zero-sum):

@@ -116,3 +116,18 @@ fn every_rule_id_in_the_sources_is_known() {
     }
     assert!(found > 50, "only {found} rule ids found in the sources");
 }
+
+/// Games stored before `cn_grade_scoring` left the regulations keep it in
+/// their stored JSON; they still load, and the field is ignored.
+#[test]
+fn regulations_stored_with_cn_grade_scoring_still_load() {
+    let r = Regulations::new(TimeControl::parse_human("90m+30s").unwrap());
+    let mut json: serde_json::Value = serde_json::to_value(&r).unwrap();
+    assert!(json.get("cn_grade_scoring").is_none(), "{json}");
+    for old in [false, true] {
+        json["cn_grade_scoring"] = serde_json::Value::Bool(old);
+        let back: Regulations =
+            serde_json::from_value(json.clone()).unwrap_or_else(|e| panic!("{e}: {json}"));
+        assert_eq!(back, r);
+    }
+}

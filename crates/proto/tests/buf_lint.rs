@@ -4,6 +4,7 @@
 //! `@bufbuild/buf`). On CI (`CI` set) a missing buf is a failure; elsewhere
 //! the test says it could not run.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -25,7 +26,11 @@ fn buf_lint_passes() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let Some(buf) = buf() else {
         assert!(std::env::var_os("CI").is_none(), "buf is required on CI: .ci/run installs it");
-        eprintln!("buf not found: set ARBITER_BUF or run .ci/run to install it; lint skipped");
+        // Straight to stderr: libtest captures `eprintln!` of a passing test.
+        let _ = writeln!(
+            std::io::stderr(),
+            "buf not found: set ARBITER_BUF or run .ci/run to install it; lint skipped"
+        );
         return;
     };
     let out = Command::new(&buf).arg("lint").current_dir(&root).output().expect("run buf");

@@ -257,6 +257,13 @@ pub fn regulations_from_proto(r: &pb::Regulations) -> Result<Regulations, Vec<Vi
         Some(r.start_fen.clone())
     };
 
+    // CN-16 grade points are not used by any result yet (the tournament
+    // results will); accepting the flag would pretend they are.
+    if r.cn_grade_scoring {
+        errors
+            .push(Violation::new(path(REGS, "cn_grade_scoring"), "CN-16 grade scoring is not supported yet"));
+    }
+
     let Some(time_control) = time_control else {
         return Err(errors);
     };
@@ -280,7 +287,6 @@ pub fn regulations_from_proto(r: &pb::Regulations) -> Result<Regulations, Vec<Vi
         observe: true,
         automatic_draws: r.automatic_draws,
         cn_draw_alternation: r.cn_draw_alternation,
-        cn_grade_scoring: r.cn_grade_scoring,
         max_lag_compensation_ms: r.max_lag_compensation_ms,
         reconnect_window_ms: r.reconnect_window_ms,
     };
@@ -343,7 +349,8 @@ pub fn regulations_to_proto(r: &Regulations) -> pb::Regulations {
         armageddon: r.armageddon,
         automatic_draws: r.automatic_draws,
         cn_draw_alternation: r.cn_draw_alternation,
-        cn_grade_scoring: r.cn_grade_scoring,
+        // Reserved until the tournament results use CN-16 grade points.
+        cn_grade_scoring: false,
         max_lag_compensation_ms: r.max_lag_compensation_ms,
         reconnect_window_ms: r.reconnect_window_ms,
     }
@@ -1290,7 +1297,7 @@ mod tests {
             armageddon: true,
             automatic_draws: Some(false),
             cn_draw_alternation: true,
-            cn_grade_scoring: true,
+            cn_grade_scoring: false,
             max_lag_compensation_ms: 1_500,
             reconnect_window_ms: Some(60_000),
         };
@@ -1303,7 +1310,7 @@ mod tests {
         assert_eq!(r.default_time_ms, Some(0));
         assert_eq!(r.draw_offers, DrawOfferRestriction::BeforeMove(30));
         assert_eq!(r.device_penalty, DevicePenalty::DeductTime(300_000));
-        assert!(r.chess960 && r.armageddon && r.cn_draw_alternation && r.cn_grade_scoring && r.observe);
+        assert!(r.chess960 && r.armageddon && r.cn_draw_alternation && r.observe);
         assert_eq!(r.start_fen.as_deref(), Some(p.start_fen.as_str()));
         assert_eq!(r.automatic_draws, Some(false));
         assert_eq!(r.max_lag_compensation_ms, 1_500);
@@ -1379,6 +1386,19 @@ mod tests {
         let fen = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9";
         let p = pb::Regulations { start_fen: fen.to_owned(), chess960: true, ..regs("90+30") };
         assert!(regulations_from_proto(&p).is_ok());
+    }
+
+    #[test]
+    fn cn_grade_scoring_is_refused_until_it_works() {
+        let p = pb::Regulations { cn_grade_scoring: true, ..regs("90+30") };
+        let errors = regulations_from_proto(&p).unwrap_err();
+        assert_eq!(
+            errors,
+            [Violation::new("regulations.cn_grade_scoring", "CN-16 grade scoring is not supported yet")]
+        );
+        let p = pb::Regulations { cn_grade_scoring: false, ..regs("90+30") };
+        let r = regulations_from_proto(&p).unwrap();
+        assert!(!regulations_to_proto(&r).cn_grade_scoring);
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! The gRPC service `chess.arbiter.v1.ArbiterService`.
+//! The gRPC service `arbiter.v1.ArbiterService`.
 //!
 //! Each method authenticates the caller, checks its role, turns the request
 //! into an act (malformed input fails here with INVALID_ARGUMENT), and hands

@@ -29,7 +29,7 @@ use prost_types::field_descriptor_proto::{Label, Type};
 use prost_types::{DescriptorProto, FieldDescriptorProto, FileDescriptorSet};
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
-use rand::{Rng, SeedableRng};
+use rand::{RngExt, SeedableRng};
 use tonic::client::Grpc;
 use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
 use tonic::metadata::{AsciiMetadataValue, BinaryMetadataValue, MetadataMap};
@@ -172,7 +172,7 @@ impl Schema {
                         schema.methods.push(Method {
                             path: format!("/{service_name}/{}", method.name()),
                             short: format!("{}/{}", service.name(), method.name()),
-                            api: service_name == "chess.arbiter.v1.ArbiterService",
+                            api: service_name == "arbiter.v1.ArbiterService",
                             input: method.input_type().to_string(),
                         });
                     }
@@ -413,10 +413,10 @@ impl Dictionary {
             .collect();
         symbols.extend(
             [
-                "chess.arbiter.v1.ArbiterService",
+                "arbiter.v1.ArbiterService",
                 "grpc.health.v1.Health",
-                "chess/arbiter/v1/game.proto",
-                "chess/arbiter/v1/arbiter_service.proto",
+                "arbiter/v1/game.proto",
+                "arbiter/v1/arbiter_service.proto",
                 "google/protobuf/timestamp.proto",
                 "nope.proto",
             ]
@@ -911,38 +911,33 @@ async fn h2_abuse(addr: SocketAddr, which: usize) -> String {
     let exchange = async move {
         let (path, content_type, encoding, body): (&str, &str, Option<&str>, Vec<u8>) = match which {
             // The length prefix promises more than the body holds.
-            0 => ("/chess.arbiter.v1.ArbiterService/GetGame", "application/grpc", None, {
+            0 => ("/arbiter.v1.ArbiterService/GetGame", "application/grpc", None, {
                 let mut b = vec![0, 0, 0, 0x03, 0xe8];
                 b.extend_from_slice(b"\x0a\x05games");
                 b
             }),
             // The compressed flag without a grpc-encoding.
-            1 => ("/chess.arbiter.v1.ArbiterService/GetGame", "application/grpc", None, {
+            1 => ("/arbiter.v1.ArbiterService/GetGame", "application/grpc", None, {
                 let mut b = vec![1, 0, 0, 0, 8];
                 b.extend_from_slice(b"\x0a\x06games/");
                 b
             }),
             // Gzip announced, garbage sent.
             2 => (
-                "/chess.arbiter.v1.ArbiterService/ListGames",
+                "/arbiter.v1.ArbiterService/ListGames",
                 "application/grpc",
                 Some("gzip"),
                 vec![1, 0, 0, 0, 4, 0xde, 0xad, 0xbe, 0xef],
             ),
             // Not gRPC at all.
-            3 => ("/chess.arbiter.v1.ArbiterService/ListGames", "application/json", None, b"{}".to_vec()),
+            3 => ("/arbiter.v1.ArbiterService/ListGames", "application/json", None, b"{}".to_vec()),
             // An unknown method and a nonsense path.
-            4 => (
-                "/chess.arbiter.v1.ArbiterService/NoSuchMethod",
-                "application/grpc",
-                None,
-                vec![0, 0, 0, 0, 0],
-            ),
+            4 => ("/arbiter.v1.ArbiterService/NoSuchMethod", "application/grpc", None, vec![0, 0, 0, 0, 0]),
             5 => ("/x", "application/grpc", None, vec![0, 0, 0, 0, 0]),
             // Half a frame header.
-            6 => ("/chess.arbiter.v1.ArbiterService/GetGame", "application/grpc", None, vec![0, 0, 0]),
+            6 => ("/arbiter.v1.ArbiterService/GetGame", "application/grpc", None, vec![0, 0, 0]),
             // Two messages to a unary method.
-            _ => ("/chess.arbiter.v1.ArbiterService/ListGames", "application/grpc", None, vec![0; 10]),
+            _ => ("/arbiter.v1.ArbiterService/ListGames", "application/grpc", None, vec![0; 10]),
         };
         let tcp = tokio::net::TcpStream::connect(addr).await.map_err(|e| format!("connect: {e}"))?;
         let (client, connection) = h2::client::handshake(tcp).await.map_err(|e| format!("handshake: {e}"))?;

@@ -11,7 +11,7 @@ use tonic_reflection::pb::v1alpha as reflection_alpha;
 async fn health_reports_serving() {
     let server = TestServer::start().await;
     let mut health = HealthClient::new(server.channel().await);
-    for service in ["", "chess.arbiter.v1.ArbiterService"] {
+    for service in ["", "arbiter.v1.ArbiterService"] {
         let r = health.check(HealthCheckRequest { service: service.into() }).await.unwrap().into_inner();
         assert_eq!(r.status, ServingStatus::Serving as i32, "{service:?}");
     }
@@ -36,7 +36,7 @@ async fn reflection_lists_the_api() {
         reflection::ServerReflectionRequest {
             host: String::new(),
             message_request: Some(MessageRequest::FileContainingSymbol(
-                "chess.arbiter.v1.ArbiterService".into(),
+                "arbiter.v1.ArbiterService".into(),
             )),
         },
     ];
@@ -46,7 +46,7 @@ async fn reflection_lists_the_api() {
         panic!("not a service list: {listed:?}");
     };
     let names: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
-    assert!(names.iter().any(|n| n == "chess.arbiter.v1.ArbiterService"), "{names:?}");
+    assert!(names.iter().any(|n| n == "arbiter.v1.ArbiterService"), "{names:?}");
     assert!(names.iter().any(|n| n == "grpc.health.v1.Health"), "{names:?}");
     let file = stream.message().await.unwrap().unwrap();
     let Some(MessageResponse::FileDescriptorResponse(files)) = file.message_response else {
@@ -70,6 +70,6 @@ async fn reflection_lists_the_api() {
     else {
         panic!("not a service list: {listed:?}");
     };
-    assert!(list.service.iter().any(|s| s.name == "chess.arbiter.v1.ArbiterService"));
+    assert!(list.service.iter().any(|s| s.name == "arbiter.v1.ArbiterService"));
     server.stop().await;
 }

@@ -628,9 +628,6 @@ struct CreateArgs {
     /// CN-7 draw-offer alternation.
     #[arg(long)]
     cn_draw_alternation: bool,
-    /// CN-16 grade scoring.
-    #[arg(long)]
-    cn_grade_scoring: bool,
     /// Online: lag compensation per move, at most this much.
     #[arg(long, value_parser = duration_arg, value_name = "DURATION")]
     max_lag: Option<i64>,
@@ -1065,7 +1062,7 @@ async fn create(ctx: &Ctx, a: &CreateArgs) -> anyhow::Result<u8> {
             armageddon: a.armageddon,
             automatic_draws: a.automatic_draws,
             cn_draw_alternation: a.cn_draw_alternation,
-            cn_grade_scoring: a.cn_grade_scoring,
+            cn_grade_scoring: false,
             max_lag_compensation_ms: a.max_lag.unwrap_or(0),
             reconnect_window_ms: a.reconnect_window,
         }),
