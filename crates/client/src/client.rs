@@ -5,7 +5,6 @@ use std::future::{Future, IntoFuture};
 use std::pin::Pin;
 use std::time::Duration;
 
-use arbiter_chess::Color;
 use arbiter_proto::v1 as pb;
 use arbiter_proto::v1::arbiter_service_client::ArbiterServiceClient;
 use tonic::Status;
@@ -17,7 +16,7 @@ use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 use crate::error::chain;
 use crate::parse::{color_to_proto, normalize_game};
 use crate::watch::{WatchOptions, WatchStream};
-use crate::{Error, Outcome};
+use crate::{Color, Error, Outcome};
 
 /// TLS settings for an `https://` server.
 #[derive(Clone, Debug, Default)]
@@ -264,7 +263,7 @@ pub fn new_request_id() -> String {
 ///
 /// ```no_run
 /// # async fn f(client: arbiter_client::Client) -> Result<(), arbiter_client::Error> {
-/// use arbiter_chess::Color;
+/// use arbiter_client::Color;
 /// let call = client.make_move("abc", Color::White, "e4");
 /// let outcome = call.send().await?;
 /// let again = call.send().await?; // the same answer; the move is made once

@@ -223,11 +223,7 @@ impl Error {
         match self {
             Error::Connect { .. } => true,
             Error::Invalid { .. } => false,
-            Error::Rpc(e) => match e.code {
-                Code::Unavailable => true,
-                Code::Unknown | Code::Internal | Code::Cancelled => !e.from_service(),
-                _ => false,
-            },
+            Error::Rpc(e) => transient(e.code, e.from_service()),
         }
     }
 
@@ -239,29 +235,58 @@ impl Error {
 }
 
 /// Exit codes of the `arbiter` CLI, which scripts can rely on.
+///
+/// Each code is written once, here, with its meaning: the constants, their
+/// documentation and [`exit::ALL`] (from which the CLI prints the table in
+/// `arbiter --help`) all come from the one list below. Which gRPC code gives
+/// which exit code is [`exit_code_of`].
 pub mod exit {
-    /// Success.
-    pub const OK: u8 = 0;
-    /// The command line was wrong (unknown command or option, a value that
-    /// does not parse, a missing argument).
-    pub const USAGE: u8 = 1;
-    /// INVALID_ARGUMENT, OUT_OF_RANGE or NOT_FOUND: a bad argument, an
-    /// unknown game, a file that cannot be read, a bad FEN.
-    pub const INVALID: u8 = 2;
-    /// FAILED_PRECONDITION: the act was refused by the Laws of Chess (touch
-    /// move, illegal move, not your turn, game over...).
-    pub const REFUSED: u8 = 3;
-    /// UNAUTHENTICATED or PERMISSION_DENIED: no token, a wrong token, or a
-    /// token whose role may not do this.
-    pub const AUTH: u8 = 4;
-    /// UNAVAILABLE, ABORTED, ALREADY_EXISTS, DEADLINE_EXCEEDED or
-    /// RESOURCE_EXHAUSTED: the service cannot be reached, or a conflict
-    /// (the game changed, the id is taken). Retrying may help.
-    pub const UNAVAILABLE: u8 = 5;
-    /// `arbiter pgn check`: at least one game is invalid.
-    pub const INVALID_DATA: u8 = 6;
-    /// Anything else (INTERNAL, UNKNOWN, an output error).
-    pub const OTHER: u8 = 7;
+    macro_rules! exit_codes {
+        ($($name:ident = $code:literal: $meaning:literal;)*) => {
+            $(
+                #[doc = concat!("`", $code, "`: ", $meaning, ".")]
+                pub const $name: u8 = $code;
+            )*
+            /// Every exit code with its meaning, in increasing order.
+            pub const ALL: &[(u8, &str)] = &[$(($code, $meaning)),*];
+        };
+    }
+
+    exit_codes! {
+        OK = 0: "success (`game watch`: the game is over)";
+        USAGE = 1: "usage error (unknown command or option, a value that does not parse)";
+        INVALID = 2: "invalid argument or not found (INVALID_ARGUMENT, OUT_OF_RANGE, NOT_FOUND, \
+                      a file that cannot be read, a bad FEN)";
+        REFUSED = 3: "refused by the Laws of Chess (FAILED_PRECONDITION: touch move, illegal move, \
+                      not your turn, game over...)";
+        AUTH = 4: "authentication (UNAUTHENTICATED, PERMISSION_DENIED)";
+        UNAVAILABLE = 5: "unavailable or conflict (UNAVAILABLE, server unreachable, ABORTED, \
+                          ALREADY_EXISTS, DEADLINE_EXCEEDED): retrying may help";
+        INVALID_DATA = 6: "`pgn check`: at least one game is invalid";
+        OTHER = 7: "anything else (INTERNAL, UNKNOWN)";
+    }
+}
+
+/// `true` when sending the same request again may succeed, for a status
+/// as tonic gives it: the rule of [`Error::is_transient`], for callers that
+/// hold a `tonic::Status` rather than an [`Error`] (a test harness on the
+/// generated client, a service with its own retry loop).
+pub fn is_transient_status(status: &tonic::Status) -> bool {
+    let from_service = status.get_details_error_info().is_some_and(|info| info.domain == DOMAIN);
+    transient(status.code(), from_service)
+}
+
+/// The one retry rule: UNAVAILABLE always; UNKNOWN, INTERNAL and CANCELLED
+/// only when the service did not say so itself (a status without its
+/// ErrorInfo comes from the transport: a reset, a refused connection, a
+/// protocol error). DEADLINE_EXCEEDED is not transient: the deadline is
+/// the caller's, and resending would only wait as long again.
+fn transient(code: Code, from_service: bool) -> bool {
+    match code {
+        Code::Unavailable => true,
+        Code::Unknown | Code::Internal | Code::Cancelled => !from_service,
+        _ => false,
+    }
 }
 
 /// The exit code of a gRPC code (see [`exit`]).
@@ -377,6 +402,65 @@ mod tests {
         let own = tonic::Status::with_error_details(Code::Internal, "corrupt log", details);
         assert!(!Error::from(own).is_transient());
         assert!(!Error::from(tonic::Status::not_found("games/x")).is_transient());
+    }
+
+    #[test]
+    fn statuses_follow_the_same_rule_as_errors() {
+        let own = |code| {
+            let details = ErrorDetails::with_error_info(code_name(code), DOMAIN, HashMap::new());
+            tonic::Status::with_error_details(code, "from the service", details)
+        };
+        let codes = [
+            Code::Ok,
+            Code::Cancelled,
+            Code::Unknown,
+            Code::InvalidArgument,
+            Code::DeadlineExceeded,
+            Code::NotFound,
+            Code::AlreadyExists,
+            Code::PermissionDenied,
+            Code::ResourceExhausted,
+            Code::FailedPrecondition,
+            Code::Aborted,
+            Code::OutOfRange,
+            Code::Unimplemented,
+            Code::Internal,
+            Code::Unavailable,
+            Code::DataLoss,
+            Code::Unauthenticated,
+        ];
+        for code in codes {
+            for status in [tonic::Status::new(code, "bare"), own(code)] {
+                assert_eq!(
+                    is_transient_status(&status),
+                    Error::from(status.clone()).is_transient(),
+                    "{status:?}"
+                );
+            }
+        }
+        assert!(is_transient_status(&tonic::Status::unavailable("down")));
+        assert!(is_transient_status(&tonic::Status::unknown("transport error")));
+        assert!(!is_transient_status(&own(Code::Internal)));
+        assert!(!is_transient_status(&tonic::Status::deadline_exceeded("slow")));
+    }
+
+    #[test]
+    fn the_exit_code_table_agrees_with_the_mapping() {
+        let numbers: Vec<u8> = exit::ALL.iter().map(|&(n, _)| n).collect();
+        assert_eq!(numbers, (0..=7).collect::<Vec<u8>>());
+        assert_eq!([exit::OK, exit::USAGE, exit::INVALID, exit::REFUSED, exit::AUTH], [0, 1, 2, 3, 4]);
+        assert_eq!([exit::UNAVAILABLE, exit::INVALID_DATA, exit::OTHER], [5, 6, 7]);
+        // A gRPC code a meaning names gives that exit code.
+        for code in (0..=16).map(Code::from_i32) {
+            let name = code_name(code);
+            for &(number, meaning) in exit::ALL {
+                let named =
+                    meaning.split(|c: char| !(c.is_ascii_uppercase() || c == '_')).any(|word| word == name);
+                if named {
+                    assert_eq!(exit_code_of(code), number, "{name} is listed under {number}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -69,16 +69,16 @@ fn client(channel: Channel, token: &str) -> Client {
 
 /// Whether `status` says the request may not have reached a live daemon
 /// (the daemon is down, the connection broke), as opposed to an answer of
-/// the service: every status the service itself produces carries an
-/// ErrorInfo, a transport failure does not.
+/// the service: the client's rule ([`arbiter_client::is_transient_status`]:
+/// every status the service itself produces carries its ErrorInfo, a
+/// transport failure does not), and also a DEADLINE_EXCEEDED without that
+/// ErrorInfo. The client does not resend on its own deadline, which would
+/// only wait as long again; the scenarios here kill and stall daemons in
+/// the middle of calls, so a call that ran out of time may have died with
+/// its daemon, and its request id makes the resend safe.
 pub fn is_transient(status: &Status) -> bool {
-    match status.code() {
-        Code::Unavailable => true,
-        Code::Unknown | Code::Cancelled | Code::Internal | Code::DeadlineExceeded => {
-            status.get_details_error_info().is_none()
-        }
-        _ => false,
-    }
+    arbiter_client::is_transient_status(status)
+        || (status.code() == Code::DeadlineExceeded && status.get_details_error_info().is_none())
 }
 
 // ---------------------------------------------------------------------------

@@ -5,11 +5,10 @@
 //! `OVER_THE_BOARD`), `null` when unspecified; 64-bit integers are numbers;
 //! times are RFC 3339 strings in UTC; an absent message is `null`.
 
-use arbiter_proto::v1 as pb;
+use arbiter_client::{Error, WatchItem, code_name, pb};
 use serde_json::{Map, Value, json};
 
 use crate::render;
-use crate::{Error, WatchItem, code_name};
 
 fn opt(s: Option<String>) -> Value {
     s.map_or(Value::Null, Value::String)
@@ -154,7 +153,7 @@ pub fn event(e: &pb::GameEvent) -> Value {
 }
 
 /// The answer of a mutation: `{"event": ..., "game": ...}`.
-pub fn outcome(o: &crate::Outcome) -> Value {
+pub fn outcome(o: &arbiter_client::Outcome) -> Value {
     json!({ "event": event(&o.event), "game": game(&o.game) })
 }
 

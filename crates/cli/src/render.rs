@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use arbiter_proto::v1 as pb;
+use arbiter_client::pb;
 
 /// How a board is drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -119,33 +119,6 @@ pub fn clock(ms: i64) -> String {
     } else {
         format!("{sign}{m}:{s:02}")
     }
-}
-
-/// A signed duration in words for rulings and answers: `+2m`, `-30s`,
-/// `1h30m`, `1.5s`.
-pub fn duration(ms: i64) -> String {
-    let sign = if ms < 0 { "-" } else { "" };
-    let ms = ms.unsigned_abs();
-    if ms == 0 {
-        return "0s".to_string();
-    }
-    let (h, m, s, rest) = (ms / 3_600_000, (ms / 60_000) % 60, (ms / 1000) % 60, ms % 1000);
-    let mut out = sign.to_string();
-    if h > 0 {
-        let _ = write!(out, "{h}h");
-    }
-    if m > 0 {
-        let _ = write!(out, "{m}m");
-    }
-    if s > 0 || rest > 0 {
-        if rest > 0 {
-            let frac = format!("{rest:03}");
-            let _ = write!(out, "{s}.{}s", frac.trim_end_matches('0'));
-        } else {
-            let _ = write!(out, "{s}s");
-        }
-    }
-    out
 }
 
 /// An instant as RFC 3339 in UTC with milliseconds:
@@ -468,11 +441,6 @@ mod tests {
         assert_eq!(clock(9_500), "0:09.5");
         assert_eq!(clock(0), "0:00.0");
         assert_eq!(clock(-1_000), "-0:01.0");
-        assert_eq!(duration(120_000), "2m");
-        assert_eq!(duration(-30_000), "-30s");
-        assert_eq!(duration(5_400_000), "1h30m");
-        assert_eq!(duration(1_500), "1.5s");
-        assert_eq!(duration(0), "0s");
     }
 
     #[test]

@@ -1,0 +1,876 @@
+//! The command line: global options, the command tree, and the values
+//! that map onto the API's enums.
+
+use std::path::PathBuf;
+
+use arbiter_client::{Color, exit, parse as names, pb};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::parse;
+
+/// The examples and the output rules of `arbiter --help`; the exit codes
+/// follow, from [`exit::ALL`].
+const MAIN_HELP: &str = "\
+Examples:
+  export ARBITER_URL=http://127.0.0.1:50051 ARBITER_TOKEN=<arbiter token>
+  arbiter game create --white Carlsen --black Caruana --time-control 90+30 --start
+  arbiter move abc e4 --color white
+  arbiter game show abc
+  arbiter game watch abc
+  arbiter clock adjust abc --color black --delta 2m
+  arbiter pgn check games.pgn
+  arbiter --json game list --status in-progress | jq '.games[].name'
+
+Output:
+  Human-readable text by default. With --json, one JSON document per command on
+  standard output (one object per line for `game watch`): proto field names,
+  enum values without their prefix (\"IN_PROGRESS\"), times in RFC 3339.
+  Errors go to standard error (a JSON {\"error\": ...} document with --json).";
+
+/// The width the exit-code table of `arbiter --help` is wrapped to.
+const HELP_WIDTH: usize = 79;
+
+/// The text after the options of `arbiter --help`: [`MAIN_HELP`], then the
+/// exit codes, each meaning wrapped under its first word.
+pub fn main_help() -> String {
+    let mut text = format!("{MAIN_HELP}\n\nExit codes:");
+    for &(code, meaning) in exit::ALL {
+        let mut line = format!("  {code} ");
+        for word in meaning.split(' ') {
+            if line.len() + 1 + word.len() > HELP_WIDTH {
+                text.push('\n');
+                text.push_str(&line);
+                line = "    ".to_string();
+            }
+            line.push(' ');
+            line.push_str(word);
+        }
+        text.push('\n');
+        text.push_str(&line);
+    }
+    text
+}
+
+/// The operator CLI of the Arbiter service: chess games under the FIDE Laws.
+#[derive(Debug, Parser)]
+#[command(name = "arbiter", version, after_help = main_help(), propagate_version = true)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The options every command takes: where the server is, who is asking,
+/// how to answer, and the two keys of a mutation.
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// The server address (`https://` for TLS).
+    #[arg(long, env = "ARBITER_URL", default_value = "http://127.0.0.1:50051", global = true)]
+    pub url: String,
+    /// The bearer token: a role token (service, arbiter, viewer) or a
+    /// player token from `game create`.
+    #[arg(long, env = "ARBITER_TOKEN", hide_env_values = true, global = true)]
+    pub token: Option<String>,
+    /// PEM file of the CA to trust for `https://` (default: the system's roots).
+    #[arg(long, env = "ARBITER_CA", value_name = "FILE", global = true)]
+    pub ca: Option<PathBuf>,
+    /// The name to check the server's certificate against.
+    #[arg(long, value_name = "NAME", global = true)]
+    pub tls_domain: Option<String>,
+    /// Machine output: one JSON document (per line for `game watch`).
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Idempotency key of a mutation (default: a fresh UUID); a script that
+    /// repeats a command with the same key changes the game at most once.
+    #[arg(long, value_name = "ID", global = true)]
+    pub request_id: Option<String>,
+    /// Refuse a mutation (exit 5, ABORTED) unless the game's last seq is SEQ.
+    #[arg(long, value_name = "SEQ", global = true)]
+    pub expected_seq: Option<i64>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check that the service is up and serving (grpc.health.v1); exit 0
+    /// when it is, 5 otherwise. No token needed.
+    #[command(after_help = "Examples:\n  arbiter health\n  arbiter --url http://10.0.0.5:50051 health")]
+    Health,
+    /// Games: create, list, show, watch, export, start.
+    #[command(subcommand)]
+    Game(GameCommand),
+    /// The players' acts (`move`, `touch`, `press`, ...), listed here as
+    /// commands of their own.
+    #[command(flatten)]
+    Player(PlayerAct),
+    /// The arbiter's actions (`clock`, `penalty`, `result`, ...).
+    #[command(flatten)]
+    Arbiter(ArbiterAction),
+    /// Every event and ruling of a game, with times (the audit trail).
+    #[command(
+        after_help = "Examples:\n  arbiter audit abc\n  arbiter --json audit abc | jq '.events[].rulings[]'"
+    )]
+    Audit(GameArg),
+    /// PGN files, offline: check every move and result.
+    #[command(subcommand)]
+    Pgn(PgnCommand),
+    /// FEN positions, offline: diagram and legal moves.
+    #[command(subcommand)]
+    Fen(FenCommand),
+    /// Print shell completions.
+    #[command(after_help = "Examples:\n  arbiter completions bash > /etc/bash_completion.d/arbiter\n  \
+                            arbiter completions zsh > \"${fpath[1]}/_arbiter\"\n  \
+                            arbiter completions fish > ~/.config/fish/completions/arbiter.fish")]
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+}
+
+/// What a player does at the board or online.
+#[derive(Debug, Subcommand)]
+pub enum PlayerAct {
+    /// Make a move (SAN or UCI). Over the board it is completed by `press`.
+    #[command(after_help = "Examples:\n  arbiter move abc e4 --color white\n  arbiter move abc Nf3\n  \
+                            arbiter move abc e7e8q --color white\n  arbiter move abc e5 --premove   (online)")]
+    Move(MoveArgs),
+    /// Report that a player touched a piece (Law 4.2, 4.3).
+    #[command(after_help = "Examples:\n  arbiter touch abc g1 --color white\n  \
+                            arbiter touch abc e2 --adjust\n  arbiter touch abc d1 --accidental")]
+    Touch(TouchArgs),
+    /// Report that a player said "I adjust" (Law 4.2.1).
+    #[command(after_help = "Example:\n  arbiter adjust abc --color white")]
+    Adjust(PlayerArgs),
+    /// Press the clock, completing the move (Law 6.2.1).
+    #[command(after_help = "Example:\n  arbiter press abc --color white")]
+    Press(PressArgs),
+    /// Offer a draw (Law 9.1.2).
+    #[command(after_help = "Example:\n  arbiter offer-draw abc --color white")]
+    OfferDraw(PlayerArgs),
+    /// Accept the pending draw offer.
+    #[command(after_help = "Example:\n  arbiter accept-draw abc --color black")]
+    AcceptDraw(PlayerArgs),
+    /// Decline the pending draw offer.
+    #[command(after_help = "Example:\n  arbiter decline-draw abc --color black")]
+    DeclineDraw(PlayerArgs),
+    /// Claim a draw: threefold repetition (9.2) or fifty moves (9.3).
+    #[command(after_help = "Examples:\n  arbiter claim abc threefold --color white\n  \
+                            arbiter claim abc fifty --intended Kf2 --color black")]
+    Claim(ClaimArgs),
+    /// Resign the game (Law 5.1.2).
+    #[command(after_help = "Example:\n  arbiter resign abc --color black")]
+    Resign(PlayerArgs),
+    /// Report that the promotion piece touched its square (Law 4.4.4).
+    #[command(after_help = "Example:\n  arbiter promote abc queen --color white")]
+    Promote(PromoteArgs),
+    /// Report that the king was released on its castling square first (Law 4.7.2).
+    #[command(after_help = "Example:\n  arbiter release-king abc g1 --color white")]
+    ReleaseKing(SquareArgs),
+    /// Report that the move just made was made with two hands (Law 7.5.4).
+    #[command(after_help = "Example:\n  arbiter two-hands abc --color white")]
+    TwoHands(PlayerArgs),
+    /// Record that a player arrived at the board (Law 6.7).
+    #[command(after_help = "Example:\n  arbiter arrive abc --color black")]
+    Arrive(PlayerArgs),
+    /// Online: record that a player's connection was lost (OCR 11).
+    #[command(after_help = "Example:\n  arbiter disconnect abc --color black")]
+    Disconnect(PlayerArgs),
+    /// Online: record that the player is back (OCR 11.4.1).
+    #[command(after_help = "Example:\n  arbiter reconnect abc --color black")]
+    Reconnect(PlayerArgs),
+    /// Guidelines III.4: ask for a 5-second increment for both players.
+    #[command(after_help = "Example:\n  arbiter increment abc --color white")]
+    Increment(PlayerArgs),
+    /// Guidelines III.5: claim that the opponent cannot win by normal means.
+    #[command(after_help = "Example:\n  arbiter no-winning-attempt abc --color white")]
+    NoWinningAttempt(PlayerArgs),
+}
+
+/// What the arbiter does.
+#[derive(Debug, Subcommand)]
+pub enum ArbiterAction {
+    /// Arbiter: the clocks (pause, resume, adjust, set).
+    #[command(subcommand)]
+    Clock(ClockCommand),
+    /// Arbiter: a penalty of Law 12.9 against a player.
+    #[command(after_help = "Examples:\n  arbiter penalty abc --color white warning\n  \
+                            arbiter penalty abc --color black add-time --amount 2m\n  \
+                            arbiter penalty abc --color white deduct-time --amount 1m\n  \
+                            arbiter penalty abc --color black declare-lost")]
+    Penalty(PenaltyArgs),
+    /// Arbiter: an electronic device was found on a player (Law 11.3.2).
+    #[command(after_help = "Example:\n  arbiter device abc --color black")]
+    Device(ColorArgs),
+    /// Arbiter: reinstate the position before ply N (Law 7.5.1).
+    #[command(after_help = "Example:\n  arbiter reinstate abc --ply 14")]
+    Reinstate(ReinstateArgs),
+    /// Arbiter: declare the result (Law 8.7, 11.7, 11.8).
+    #[command(after_help = "Examples:\n  arbiter result abc 1-0\n  arbiter result abc 1/2-1/2\n  \
+                            arbiter result abc 0-0")]
+    Result(ResultArgs),
+    /// Arbiter: answer an open question (see `game show`).
+    #[command(after_help = "Examples:\n  arbiter answer abc 1 accept\n  arbiter answer abc 2 default")]
+    Answer(AnswerArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GameCommand {
+    /// Create a game; prints its name and both player tokens.
+    #[command(
+        after_help = "Examples:\n  arbiter game create --white Carlsen --black Caruana --time-control 90+30\n  \
+                            arbiter game create --white A --black B --time-control 3+2 --mode online --start\n  \
+                            arbiter game create --white A --black B --time-control \"40/90m+30s, 30m+30s\" \\\n      \
+                            --event \"Club Open\" --round 3 --id r3-b1\n  \
+                            arbiter game create --white A --black B --time-control 15+10 --chess960 \\\n      \
+                            --fen \"bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9\"\n  \
+                            arbiter --json game create --white A --black B --time-control 90+30 | jq -r .white_token"
+    )]
+    Create(Box<CreateArgs>),
+    /// List games, filtered by event, round and status.
+    #[command(
+        after_help = "Examples:\n  arbiter game list\n  arbiter game list --event \"Club Open\" --round 3\n  \
+                            arbiter game list --status in-progress\n  \
+                            arbiter game list --page-size 20 --page-token <token>"
+    )]
+    List(ListArgs),
+    /// Show a game: board, whose move, clocks, offer, obligation, questions, rulings.
+    #[command(
+        after_help = "Examples:\n  arbiter game show abc\n  arbiter game show games/abc --ascii --flip"
+    )]
+    Show(ShowArgs),
+    /// Watch a game live (board, ticking clocks, every ruling) until it is over.
+    #[command(after_help = "Examples:\n  arbiter game watch abc\n  arbiter game watch abc --ascii\n  \
+                            arbiter --json game watch abc --after-seq 40   (one JSON object per line)\n\n\
+                            In a terminal the view is redrawn in place (ANSI sequences; works in tmux);\n\
+                            piped, one line per event and ruling is printed. A broken connection is\n\
+                            resumed after the last event shown, without gaps or repeats.")]
+    Watch(WatchArgs),
+    /// Export a game as PGN.
+    #[command(after_help = "Example:\n  arbiter game pgn abc > abc.pgn")]
+    Pgn(GameArg),
+    /// Arbiter: start the game (White's clock starts, Law 6.6).
+    #[command(after_help = "Example:\n  arbiter game start abc")]
+    Start(GameArg),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ClockCommand {
+    /// Pause both clocks (Law 6.11).
+    #[command(after_help = "Example:\n  arbiter clock pause abc")]
+    Pause(GameArg),
+    /// Resume the clock that was running.
+    #[command(after_help = "Example:\n  arbiter clock resume abc")]
+    Resume(GameArg),
+    /// Add (or, negative, remove) time on a side's clock (Law 6.10).
+    #[command(after_help = "Examples:\n  arbiter clock adjust abc --color black --delta 2m\n  \
+                            arbiter clock adjust abc --color white --delta -30s\n\n\
+                            Durations: 90s, 2m, -30s, 1h, 1h30m, 1.5s, 5:00, or plain milliseconds.")]
+    Adjust(ClockAdjustArgs),
+    /// Set a side's remaining time (Law 6.10.2).
+    #[command(after_help = "Examples:\n  arbiter clock set abc --color white --remaining 5m\n  \
+                            arbiter clock set abc --color black --remaining 1:02:30")]
+    Set(ClockSetArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PgnCommand {
+    /// Check every move and result of the games of PGN files (`-` for standard input).
+    #[command(
+        after_help = "Examples:\n  arbiter pgn check games.pgn\n  arbiter pgn check a.pgn b.pgn --verbose\n  \
+                            curl -s https://example.org/games.pgn | arbiter pgn check -\n\n\
+                            Prints each invalid game (`FILE: game K: error at ply P: REASON`) and the totals.\n\
+                            Exit 0 when every game is valid, 6 when some game is not, 2 when a file\n\
+                            cannot be read."
+    )]
+    Check(PgnCheckArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum FenCommand {
+    /// Show a position: diagram, side to move, check, and the legal moves in SAN.
+    #[command(
+        after_help = "Examples:\n  arbiter fen show \"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\"\n  \
+                            arbiter fen show 8/8/8/8/8/5k2/8/5K1q w - - 0 1 --ascii"
+    )]
+    Show(FenShowArgs),
+}
+
+/// A game, `abc` or `games/abc`.
+pub fn game_arg(text: &str) -> Result<String, String> {
+    names::game_name(text).map_err(|e| e.message())
+}
+
+pub fn duration_arg(text: &str) -> Result<i64, String> {
+    parse::duration_ms(text).map_err(|e| e.message())
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ColorArg {
+    #[value(alias = "w")]
+    White,
+    #[value(alias = "b")]
+    Black,
+}
+
+impl From<ColorArg> for Color {
+    fn from(c: ColorArg) -> Color {
+        match c {
+            ColorArg::White => Color::White,
+            ColorArg::Black => Color::Black,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct GameArg {
+    /// The game: `abc` or `games/abc`.
+    #[arg(value_parser = game_arg)]
+    pub game: String,
+}
+
+#[derive(Debug, Args)]
+pub struct PlayerArgs {
+    /// The game: `abc` or `games/abc`.
+    #[arg(value_parser = game_arg)]
+    pub game: String,
+    /// The player acting (not needed with a player token).
+    #[arg(long, short)]
+    pub color: Option<ColorArg>,
+}
+
+#[derive(Debug, Args)]
+pub struct ColorArgs {
+    /// The game: `abc` or `games/abc`.
+    #[arg(value_parser = game_arg)]
+    pub game: String,
+    /// The player concerned.
+    #[arg(long, short)]
+    pub color: ColorArg,
+}
+
+#[derive(Debug, Args)]
+pub struct MoveArgs {
+    #[command(flatten)]
+    pub player: PlayerArgs,
+    /// The move in SAN (`e4`, `Nf3`, `O-O`, `exd6 e.p.`) or UCI (`e2e4`, `e7e8q`).
+    #[arg(value_name = "MOVE")]
+    pub mv: String,
+    /// Online: queue the move as a premove (OCR 3.1.5).
+    #[arg(long)]
+    pub premove: bool,
+    /// Chess960: the move is a castling (implied by `O-O`).
+    #[arg(long)]
+    pub castle: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct TouchArgs {
+    #[command(flatten)]
+    pub player: PlayerArgs,
+    /// The square of the touched piece, e.g. `g1`.
+    #[arg(value_parser = |s: &str| parse::square(s).map(|q| q.to_string()).map_err(|e| e.message()))]
+    pub square: String,
+    /// The piece was touched to adjust it, after "I adjust" (Law 4.2.1).
+    #[arg(long, conflicts_with = "accidental")]
+    pub adjust: bool,
+    /// The touch was clearly accidental: it binds nothing.
+    #[arg(long)]
+    pub accidental: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PressArgs {
+    #[command(flatten)]
+    pub player: PlayerArgs,
+    /// The hand that pressed did not make the move (Law 6.2.3).
+    #[arg(long)]
+    pub other_hand: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ClaimArg {
+    /// Law 9.2: threefold repetition.
+    #[value(alias = "repetition")]
+    Threefold,
+    /// Law 9.3: fifty moves.
+    #[value(alias = "50", alias = "fifty-moves")]
+    Fifty,
+}
+
+impl From<ClaimArg> for pb::ClaimKind {
+    fn from(kind: ClaimArg) -> pb::ClaimKind {
+        match kind {
+            ClaimArg::Threefold => pb::ClaimKind::ThreefoldRepetition,
+            ClaimArg::Fifty => pb::ClaimKind::FiftyMoves,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ClaimArgs {
+    /// The game: `abc` or `games/abc`.
+    #[arg(value_parser = game_arg)]
+    pub game: String,
+    /// The rule the claim rests on.
+    pub kind: ClaimArg,
+    /// The intended move, written first (9.2.1, 9.3.1), in SAN or UCI.
+    #[arg(long, value_name = "MOVE")]
+    pub intended: Option<String>,
+    /// The player claiming (not needed with a player token).
+    #[arg(long, short)]
+    pub color: Option<ColorArg>,
+}
+
+#[derive(Debug, Args)]
+pub struct PromoteArgs {
+    #[command(flatten)]
+    pub player: PlayerArgs,
+    /// The piece: queen, rook, bishop, knight (or q, r, b, n).
+    #[arg(value_parser = |s: &str| parse::piece_role(s).map_err(|e| e.message()))]
+    pub piece: pb::PieceRole,
+}
+
+#[derive(Debug, Args)]
+pub struct SquareArgs {
+    #[command(flatten)]
+    pub player: PlayerArgs,
+    /// The king's castling square, e.g. `g1`.
+    #[arg(value_parser = |s: &str| parse::square(s).map(|q| q.to_string()).map_err(|e| e.message()))]
+    pub square: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ClockAdjustArgs {
+    /// The game: `abc` or `games/abc`.
+    #[arg(value_parser = game_arg)]
+    pub game: String,
+    /// The clock to change.
+    #[arg(long, short)]
+    pub color: ColorArg,
+    /// The change: 90s, 2m, -30s, 1h, 1m30s, or plain milliseconds.
+    #[arg(long, value_parser = duration_arg, allow_hyphen_values = true)]
+    pub delta: i64,
+}
+
+#[derive(Debug, Args)]
+pub struct ClockSetArgs {
+    /// The game: `abc` or `games/abc`.
+    #[arg(value_parser = game_arg)]
+    pub game: String,
+    /// The clock to set.
+    #[arg(long, short)]
+    pub color: ColorArg,
+    /// The new remaining time: 5m, 90s, 1:30:00, or plain milliseconds.
+    #[arg(long, value_parser = duration_arg)]
+    pub remaining: i64,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum PenaltyArg {
+    /// 12.9.1: a warning.
+    Warning,
+    /// 12.9.2: add --amount to the opponent's time.
+    AddTime,
+    /// 12.9.3: deduct --amount from the offender's time.
+    DeductTime,
+    /// 12.9.4: raise the opponent's score to the game maximum.
+    RaiseScore,
+    /// 12.9.5: reduce the offender's score.
+    ReduceScore,
+    /// 12.9.6: declare the game lost by the offender.
+    DeclareLost,
+}
+
+impl From<PenaltyArg> for pb::PenaltyKind {
+    fn from(kind: PenaltyArg) -> pb::PenaltyKind {
+        match kind {
+            PenaltyArg::Warning => pb::PenaltyKind::Warning,
+            PenaltyArg::AddTime => pb::PenaltyKind::AddTimeToOpponent,
+            PenaltyArg::DeductTime => pb::PenaltyKind::DeductTime,
+            PenaltyArg::RaiseScore => pb::PenaltyKind::RaiseOpponentScore,
+            PenaltyArg::ReduceScore => pb::PenaltyKind::ReduceScore,
+            PenaltyArg::DeclareLost => pb::PenaltyKind::DeclareLost,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct PenaltyArgs {
+    /// The game: `abc` or `games/abc`.
+    #[arg(value_parser = game_arg)]
+    pub game: String,
+    /// The offender.
+    #[arg(long, short)]
+    pub color: ColorArg,
+    /// The penalty.
+    pub kind: PenaltyArg,
+    /// For the time penalties: how much (2m, 90s, plain milliseconds).
+    #[arg(long, value_parser = duration_arg)]
+    pub amount: Option<i64>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReinstateArgs {
+    /// The game: `abc` or `games/abc`.
+    #[arg(value_parser = game_arg)]
+    pub game: String,
+    /// The ply before which the position is reinstated (0: the start).
+    #[arg(long)]
+    pub ply: u32,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ResultArg {
+    /// White wins.
+    #[value(name = "1-0")]
+    WhiteWins,
+    /// Black wins.
+    #[value(name = "0-1")]
+    BlackWins,
+    /// A draw.
+    #[value(name = "1/2-1/2", alias = "draw", alias = "½-½")]
+    Draw,
+    /// Both players lose (Law 11.8).
+    #[value(name = "0-0")]
+    BothLose,
+}
+
+impl From<ResultArg> for pb::DeclaredResult {
+    fn from(result: ResultArg) -> pb::DeclaredResult {
+        match result {
+            ResultArg::WhiteWins => pb::DeclaredResult::WhiteWins,
+            ResultArg::BlackWins => pb::DeclaredResult::BlackWins,
+            ResultArg::Draw => pb::DeclaredResult::Draw,
+            ResultArg::BothLose => pb::DeclaredResult::BothLose,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ResultArgs {
+    /// The game: `abc` or `games/abc`.
+    #[arg(value_parser = game_arg)]
+    pub game: String,
+    /// The result.
+    pub result: ResultArg,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum AnswerArg {
+    /// Apply the default the question was opened with.
+    Default,
+    /// Accept the player's request or claim.
+    Accept,
+    /// Reject it.
+    Reject,
+    /// Postpone the decision (Guidelines III.5.2).
+    Postpone,
+}
+
+impl From<AnswerArg> for pb::Answer {
+    fn from(answer: AnswerArg) -> pb::Answer {
+        match answer {
+            AnswerArg::Default => pb::Answer::Default,
+            AnswerArg::Accept => pb::Answer::Accept,
+            AnswerArg::Reject => pb::Answer::Reject,
+            AnswerArg::Postpone => pb::Answer::Postpone,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct AnswerArgs {
+    /// The game: `abc` or `games/abc`.
+    #[arg(value_parser = game_arg)]
+    pub game: String,
+    /// The question's number (see `game show`).
+    pub question_id: u32,
+    /// The answer.
+    pub answer: AnswerArg,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ModeArg {
+    /// Over the board: physical acts reported, touch-move applies.
+    #[value(alias = "over-the-board")]
+    Otb,
+    /// FIDE Online Chess Regulations.
+    Online,
+    /// Online rules at a physical venue.
+    Hybrid,
+}
+
+impl From<ModeArg> for pb::Mode {
+    fn from(mode: ModeArg) -> pb::Mode {
+        match mode {
+            ModeArg::Otb => pb::Mode::OverTheBoard,
+            ModeArg::Online => pb::Mode::Online,
+            ModeArg::Hybrid => pb::Mode::Hybrid,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum CategoryArg {
+    Standard,
+    Rapid,
+    Blitz,
+}
+
+impl From<CategoryArg> for pb::Category {
+    fn from(category: CategoryArg) -> pb::Category {
+        match category {
+            CategoryArg::Standard => pb::Category::Standard,
+            CategoryArg::Rapid => pb::Category::Rapid,
+            CategoryArg::Blitz => pb::Category::Blitz,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum RegimeArg {
+    /// A.4 / B.2: the full Competitive Rules.
+    Full,
+    /// A.5 / B.3: the reduced rules.
+    Reduced,
+}
+
+impl From<RegimeArg> for pb::Regime {
+    fn from(regime: RegimeArg) -> pb::Regime {
+        match regime {
+            RegimeArg::Full => pb::Regime::Full,
+            RegimeArg::Reduced => pb::Regime::Reduced,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum StatusArg {
+    Pending,
+    #[value(alias = "playing", alias = "in_progress")]
+    InProgress,
+    Finished,
+}
+
+impl From<StatusArg> for pb::GameStatus {
+    fn from(status: StatusArg) -> pb::GameStatus {
+        match status {
+            StatusArg::Pending => pb::GameStatus::Pending,
+            StatusArg::InProgress => pb::GameStatus::InProgress,
+            StatusArg::Finished => pb::GameStatus::Finished,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct CreateArgs {
+    /// White's name, as on the pairing.
+    #[arg(long)]
+    pub white: String,
+    /// Black's name.
+    #[arg(long)]
+    pub black: String,
+    /// White's FIDE id.
+    #[arg(long, value_name = "ID")]
+    pub white_fide_id: Option<String>,
+    /// Black's FIDE id.
+    #[arg(long, value_name = "ID")]
+    pub black_fide_id: Option<String>,
+    /// The time control: `90+30`, `5400+30`, `40/90m+30s, 30m+30s`, `5400b10`...
+    #[arg(long, visible_alias = "tc", value_name = "TC")]
+    pub time_control: String,
+    /// How moves reach the service.
+    #[arg(long, value_enum, default_value = "otb")]
+    pub mode: ModeArg,
+    /// The event (tournament) name.
+    #[arg(long)]
+    pub event: Option<String>,
+    /// The round, e.g. `3` or `3.1`.
+    #[arg(long)]
+    pub round: Option<String>,
+    /// The game id (`[a-z0-9-]{1,63}`, starting with a letter); the service picks one otherwise.
+    #[arg(long)]
+    pub id: Option<String>,
+    /// Start the clocks at once (otherwise `arbiter game start`).
+    #[arg(long)]
+    pub start: bool,
+    /// Chess960 (Guidelines II); give the position with --fen.
+    #[arg(long)]
+    pub chess960: bool,
+    /// The starting position as FEN (default: the standard position).
+    #[arg(long)]
+    pub fen: Option<String>,
+    /// Override the category computed from the time control.
+    #[arg(long, value_enum)]
+    pub category: Option<CategoryArg>,
+    /// The supervision regime (rapid and blitz).
+    #[arg(long, value_enum)]
+    pub regime: Option<RegimeArg>,
+    /// Penalty for an illegal move or an incorrect claim (default 2m standard, 1m rapid/blitz).
+    #[arg(long, value_parser = duration_arg, value_name = "DURATION")]
+    pub penalty: Option<i64>,
+    /// Default time after the start (Law 6.7).
+    #[arg(long, value_parser = duration_arg, value_name = "DURATION")]
+    pub default_time: Option<i64>,
+    /// No draw offers before this move number (Law 9.1.1).
+    #[arg(long, value_name = "MOVE")]
+    pub no_draw_offers_before: Option<u32>,
+    /// Draw offers only with the arbiter's consent (Law 9.1.1).
+    #[arg(long)]
+    pub draw_offers_need_arbiter: bool,
+    /// Guidelines III apply (only without increment, never in blitz).
+    #[arg(long)]
+    pub guidelines_iii: bool,
+    /// Deduct this much time instead of loss when a device is found (Law 11.3.2).
+    #[arg(long, value_parser = duration_arg, value_name = "DURATION")]
+    pub device_penalty: Option<i64>,
+    /// Armageddon: a drawn game counts as a win for Black.
+    #[arg(long)]
+    pub armageddon: bool,
+    /// Automatic draws at threefold repetition and fifty moves (default: on online, off OTB).
+    #[arg(long, value_name = "BOOL")]
+    pub automatic_draws: Option<bool>,
+    /// CN-7 draw-offer alternation.
+    #[arg(long)]
+    pub cn_draw_alternation: bool,
+    /// Online: lag compensation per move, at most this much.
+    #[arg(long, value_parser = duration_arg, value_name = "DURATION")]
+    pub max_lag: Option<i64>,
+    /// Online: a player disconnected this long loses (OCR 11).
+    #[arg(long, value_parser = duration_arg, value_name = "DURATION")]
+    pub reconnect_window: Option<i64>,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Only games of this event.
+    #[arg(long)]
+    pub event: Option<String>,
+    /// Only games of this round.
+    #[arg(long)]
+    pub round: Option<String>,
+    /// Only games with this status.
+    #[arg(long, value_enum)]
+    pub status: Option<StatusArg>,
+    /// Fetch one page of this size (prints the next page token); by default every page is fetched.
+    #[arg(long, value_name = "N")]
+    pub page_size: Option<i32>,
+    /// The next page token of a previous `--page-size` listing.
+    #[arg(long, value_name = "TOKEN", requires = "page_size")]
+    pub page_token: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// The game: `abc` or `games/abc`.
+    #[arg(value_parser = game_arg)]
+    pub game: String,
+    /// Draw the board with letters instead of chess symbols.
+    #[arg(long)]
+    pub ascii: bool,
+    /// Draw the board from Black's side.
+    #[arg(long)]
+    pub flip: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    /// The game: `abc` or `games/abc`.
+    #[arg(value_parser = game_arg)]
+    pub game: String,
+    /// Draw the board with letters instead of chess symbols.
+    #[arg(long)]
+    pub ascii: bool,
+    /// Draw the board from Black's side.
+    #[arg(long)]
+    pub flip: bool,
+    /// Start after this event (0: replay every event from the first).
+    #[arg(long, value_name = "SEQ", default_value_t = 0)]
+    pub after_seq: i64,
+}
+
+#[derive(Debug, Args)]
+pub struct PgnCheckArgs {
+    /// PGN files (`-` for standard input).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Also print a line for every valid game.
+    #[arg(long, short)]
+    pub verbose: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct FenShowArgs {
+    /// The FEN (quoted, or as separate words).
+    #[arg(required = true, num_args = 1.., value_name = "FEN")]
+    pub fen: Vec<String>,
+    /// Read castling as Chess960 (Shredder-FEN or X-FEN).
+    #[arg(long)]
+    pub chess960: bool,
+    /// Accept positions that cannot arise in a game (lenient FEN).
+    #[arg(long)]
+    pub lenient: bool,
+    /// Draw the board with letters instead of chess symbols.
+    #[arg(long)]
+    pub ascii: bool,
+    /// Draw the board from Black's side.
+    #[arg(long)]
+    pub flip: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn the_exit_codes_in_the_help_are_the_table() {
+        let help = main_help();
+        let table = &help[help.find("Exit codes:\n").expect("the exit codes")..];
+        for line in table.lines().skip(1) {
+            assert!(line.len() <= HELP_WIDTH, "{line:?}");
+        }
+        // Every word of every meaning is there, in order.
+        let words: Vec<&str> = table.split_whitespace().skip(2).collect();
+        let expected: Vec<String> = exit::ALL
+            .iter()
+            .flat_map(|&(code, meaning)| {
+                std::iter::once(code.to_string()).chain(meaning.split(' ').map(String::from))
+            })
+            .collect();
+        assert_eq!(words, expected);
+        assert!(table.contains("\n  2  invalid argument or not found (INVALID_ARGUMENT,"), "{table}");
+        assert!(table.contains("\n     a file that cannot be read, a bad FEN)\n"), "{table}");
+    }
+
+    #[test]
+    fn negative_durations_parse() {
+        let cli =
+            Cli::try_parse_from(["arbiter", "clock", "adjust", "abc", "--color", "white", "--delta", "-30s"])
+                .unwrap();
+        match cli.command {
+            Command::Arbiter(ArbiterAction::Clock(ClockCommand::Adjust(a))) => {
+                assert_eq!(a.delta, -30_000);
+                assert_eq!(a.game, "games/abc");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn results_parse() {
+        for (text, expected) in [("1-0", "WhiteWins"), ("1/2-1/2", "Draw"), ("0-0", "BothLose")] {
+            let cli = Cli::try_parse_from(["arbiter", "result", "games/x", text]).unwrap();
+            match cli.command {
+                Command::Arbiter(ArbiterAction::Result(a)) => assert_eq!(format!("{:?}", a.result), expected),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+}

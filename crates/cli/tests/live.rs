@@ -1,0 +1,307 @@
+//! The `arbiter` binary against a real `arbiterd` (`arbiter_server::run`,
+//! what the binary runs) on 127.0.0.1 with a temporary SQLite file: every
+//! kind of command with its text and JSON, the exit codes of refusals, TLS
+//! with `--ca`, and `game watch` in a real terminal (tmux).
+
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use arbiter_client::{Client, RetryPolicy, TlsOptions, pb};
+use arbiter_e2e::{ARBITER_TOKEN, TestServer, VIEWER_TOKEN};
+use arbiter_server::TlsFiles;
+
+/// A fresh SQLite file in `dir`.
+fn database(dir: &tempfile::TempDir) -> String {
+    format!("sqlite://{}", dir.path().join("arbiter.db").display())
+}
+
+/// A server on any port and `database_url` (the shared end-to-end harness).
+async fn start(database_url: &str) -> TestServer {
+    TestServer::start_with(None, database_url.to_string(), |_| {}).await
+}
+
+/// Runs the `arbiter` binary against `url` with `token`.
+fn cli(url: &str, token: &str, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(args)
+        .env("ARBITER_URL", url)
+        .env("ARBITER_TOKEN", token)
+        .output()
+        .expect("run arbiter")
+}
+
+#[track_caller]
+fn ok(o: &Output) -> String {
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "stdout: {}\nstderr: {}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cli_against_a_live_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(&database(&dir)).await;
+    let url = server.url();
+    let run = |token: &'static str, args: &'static [&'static str]| {
+        let url = url.clone();
+        tokio::task::spawn_blocking(move || cli(&url, token, args))
+    };
+
+    // Create over the board, started, as JSON.
+    let o = run(
+        ARBITER_TOKEN,
+        &[
+            "--json",
+            "game",
+            "create",
+            "--white",
+            "Alpha",
+            "--black",
+            "Beta",
+            "--time-control",
+            "90+30",
+            "--event",
+            "CLI Open",
+            "--round",
+            "2",
+            "--id",
+            "cli-game",
+            "--start",
+        ],
+    )
+    .await
+    .unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&ok(&o)).expect("one JSON document");
+    assert_eq!(doc["name"], "games/cli-game");
+    assert_eq!(doc["game"]["status"], "IN_PROGRESS");
+    assert_eq!(doc["game"]["regulations"]["mode"], "OVER_THE_BOARD");
+    assert!(doc["white_token"].as_str().is_some_and(|t| !t.is_empty()));
+    assert!(doc["black_token"].as_str().is_some_and(|t| !t.is_empty()));
+
+    // A move, then the press that completes it.
+    let text = ok(&run(ARBITER_TOKEN, &["move", "cli-game", "e4", "--color", "white"]).await.unwrap());
+    assert!(text.contains("MAKE_MOVE"), "{text}");
+    assert!(text.contains("MOVE_MADE"), "{text}");
+    let text = ok(&run(ARBITER_TOKEN, &["press", "games/cli-game", "--color", "white"]).await.unwrap());
+    assert!(text.contains("MOVE_COMPLETED"), "{text}");
+    assert!(text.contains("Black to move"), "{text}");
+
+    // Touch move: Black touches the g8 knight and must move it.
+    let text = ok(&run(ARBITER_TOKEN, &["touch", "cli-game", "g8", "--color", "black"]).await.unwrap());
+    assert!(text.contains("TOUCH") && text.contains("OBLIGATION"), "{text}");
+    let text = ok(&run(ARBITER_TOKEN, &["game", "show", "cli-game"]).await.unwrap());
+    assert!(text.contains("Obligation: Black (FIDE-4.3a)"), "{text}");
+    let text = ok(&run(ARBITER_TOKEN, &["move", "cli-game", "Nf6", "--color", "black"]).await.unwrap());
+    assert!(text.contains("MOVE_MADE"), "{text}");
+    ok(&run(ARBITER_TOKEN, &["press", "cli-game", "--color", "black"]).await.unwrap());
+
+    // Refused by the Laws: exit 3, the reason on standard error.
+    let o = run(ARBITER_TOKEN, &["accept-draw", "cli-game", "--color", "black"]).await.unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", String::from_utf8_lossy(&o.stderr));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.starts_with("arbiter: FAILED_PRECONDITION NO_DRAW_OFFER"), "{stderr}");
+    let o = run(ARBITER_TOKEN, &["--json", "accept-draw", "cli-game", "--color", "black"]).await.unwrap();
+    assert_eq!(o.status.code(), Some(3));
+    let err: serde_json::Value = serde_json::from_slice(&o.stderr).expect("a JSON error");
+    assert_eq!(err["error"]["code"], "FAILED_PRECONDITION");
+    assert_eq!(err["error"]["reason"], "NO_DRAW_OFFER");
+    assert_eq!(err["error"]["exit_code"], 3);
+    // A move that is not legal: INVALID_ARGUMENT, exit 2.
+    let o = run(ARBITER_TOKEN, &["move", "cli-game", "Qxf7", "--color", "white"]).await.unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+
+    // Arbiter: clock adjust with a negative duration.
+    let text =
+        ok(&run(ARBITER_TOKEN, &["clock", "adjust", "cli-game", "--color", "black", "--delta", "-30s"])
+            .await
+            .unwrap());
+    assert!(text.contains("ADJUST_CLOCK") || text.contains("CLOCK"), "{text}");
+
+    // Show: diagram, whose move, clocks, rulings.
+    let text = ok(&run(VIEWER_TOKEN, &["game", "show", "cli-game", "--ascii"]).await.unwrap());
+    assert!(text.contains("games/cli-game  CLI Open, round 2: Alpha - Beta"), "{text}");
+    assert!(text.contains("4  . . . . P . . ."), "{text}");
+    assert!(text.contains("6  . . . . . n . ."), "{text}");
+    assert!(text.contains("Clocks:"), "{text}");
+    assert!(text.contains("Last rulings:"), "{text}");
+    assert!(text.contains("1. e4 Nf6"), "{text}");
+    assert!(text.contains("White to move"), "{text}");
+    let text = ok(&run(VIEWER_TOKEN, &["game", "show", "cli-game"]).await.unwrap());
+    assert!(text.contains("4  · · · · ♙ · · ·"), "{text}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&ok(&run(VIEWER_TOKEN, &["--json", "game", "show", "cli-game"]).await.unwrap()))
+            .unwrap();
+    assert_eq!(doc["game"]["moves_san"], serde_json::json!(["e4", "Nf6"]));
+    assert_eq!(doc["game"]["side_to_move"], "WHITE");
+    assert!(doc["recent_events"].as_array().is_some_and(|e| !e.is_empty()), "{doc}");
+
+    // List.
+    let doc: serde_json::Value =
+        serde_json::from_str(&ok(&run(VIEWER_TOKEN, &["--json", "game", "list", "--event", "CLI Open"])
+            .await
+            .unwrap()))
+        .unwrap();
+    assert_eq!(doc["games"][0]["name"], "games/cli-game");
+    let text = ok(&run(VIEWER_TOKEN, &["game", "list", "--status", "in-progress"]).await.unwrap());
+    assert!(text.contains("games/cli-game") && text.contains("in progress"), "{text}");
+
+    // The arbiter ends the game; the audit trail and the PGN.
+    let text = ok(&run(ARBITER_TOKEN, &["result", "cli-game", "1-0"]).await.unwrap());
+    assert!(text.contains("finished: 1-0"), "{text}");
+    let text = ok(&run(ARBITER_TOKEN, &["audit", "cli-game"]).await.unwrap());
+    for act in ["MAKE_MOVE", "PRESS_CLOCK", "ADJUST_CLOCK", "DECLARE_RESULT"] {
+        assert!(text.contains(act), "{act}: {text}");
+    }
+    assert!(text.contains("Z"), "record times: {text}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&ok(&run(ARBITER_TOKEN, &["--json", "audit", "cli-game"]).await.unwrap()))
+            .unwrap();
+    let events = doc["events"].as_array().unwrap();
+    let seqs: Vec<i64> = events.iter().map(|e| e["seq"].as_i64().unwrap()).collect();
+    assert_eq!(seqs, (1..=seqs.len() as i64).collect::<Vec<_>>());
+    let pgn = ok(&run(VIEWER_TOKEN, &["game", "pgn", "cli-game"]).await.unwrap());
+    assert!(pgn.contains("[White \"Alpha\"]"), "{pgn}");
+    assert!(pgn.contains("1. e4"), "{pgn}");
+
+    // Watch a finished game as JSON lines: every event, then exit 0.
+    let text = ok(&run(VIEWER_TOKEN, &["--json", "game", "watch", "cli-game"]).await.unwrap());
+    let lines: Vec<serde_json::Value> =
+        text.lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+    assert_eq!(lines[0]["type"], "game");
+    let watched: Vec<i64> =
+        lines.iter().filter(|l| l["type"] == "event").map(|l| l["event"]["seq"].as_i64().unwrap()).collect();
+    assert_eq!(watched, seqs);
+    // ... and as text (not a terminal: one line per event and ruling).
+    let text = ok(&run(VIEWER_TOKEN, &["game", "watch", "cli-game", "--ascii"]).await.unwrap());
+    assert!(text.contains("DECLARE_RESULT") && text.contains("Game over: finished: 1-0"), "{text}");
+
+    // Not found, unauthenticated.
+    let o = run(VIEWER_TOKEN, &["game", "show", "nope"]).await.unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let o = run("wrong-token-0123456789012345", &["game", "show", "cli-game"]).await.unwrap();
+    assert_eq!(o.status.code(), Some(4), "{}", String::from_utf8_lossy(&o.stderr));
+    server.stop().await;
+}
+
+/// `--ca`: the CLI trusts the given CA for `https://`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tls_with_a_given_ca() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ca, cert_pem, key_pem) = arbiter_e2e::test_certificates(dir.path());
+    let server =
+        TestServer::start_tls(None, database(&dir), TlsFiles { cert_pem, key_pem }, ca.clone()).await;
+    let url = format!("https://localhost:{}", server.addr.port());
+    // The game, created with the library once the server answers over TLS.
+    let tls = TlsOptions { ca_pem: Some(ca), domain: None };
+    let mut client = None;
+    for _ in 0..200 {
+        match Client::connect(&url, Some(ARBITER_TOKEN.into()), Some(tls.clone())).await {
+            Ok(c) if c.list_games(Default::default()).retry(RetryPolicy::NONE).await.is_ok() => {
+                client = Some(c);
+                break;
+            }
+            _ => tokio::time::sleep(Duration::from_millis(25)).await,
+        }
+    }
+    let client = client.expect("a TLS client that trusts the CA");
+    client
+        .create_game(pb::CreateGameRequest {
+            game_id: "tls-game".into(),
+            white: Some(pb::Player { name: "White, Player".into(), ..Default::default() }),
+            black: Some(pb::Player { name: "Black, Player".into(), ..Default::default() }),
+            regulations: Some(pb::Regulations {
+                time_control: "90+30".into(),
+                mode: pb::Mode::Online as i32,
+                ..Default::default()
+            }),
+            start: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+
+    // The CLI with --ca.
+    let ca_path = dir.path().join("ca.pem");
+    let text = ok(&tokio::task::spawn_blocking(move || {
+        cli(&url, VIEWER_TOKEN, &["--ca", ca_path.to_str().unwrap(), "game", "show", "tls-game", "--ascii"])
+    })
+    .await
+    .unwrap());
+    assert!(text.contains("games/tls-game"), "{text}");
+    server.stop().await;
+}
+
+/// The screen of a tmux pane.
+fn capture(session: &str) -> String {
+    let out =
+        Command::new("tmux").args(["capture-pane", "-p", "-t", session]).output().expect("tmux capture-pane");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Waits until the pane shows every one of `wanted`, or fails with the screen.
+async fn wait_for_screen(session: &str, wanted: &[&str]) -> String {
+    let mut screen = String::new();
+    for _ in 0..100 {
+        screen = capture(session);
+        if wanted.iter().all(|w| screen.contains(w)) {
+            return screen;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the watch screen never showed {wanted:?}:\n{screen}");
+}
+
+/// `arbiter game watch` in a real terminal (tmux): moves played from other
+/// processes appear on the live screen, and so does the result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn game_watch_in_tmux() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        assert!(std::env::var_os("CI").is_none(), "CI needs tmux for the game watch test");
+        eprintln!("tmux not installed: game watch test skipped");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(&database(&dir)).await;
+    let url = server.url();
+    ok(&cli(
+        &url,
+        ARBITER_TOKEN,
+        &["game", "create", "--id", "tmux", "--white", "Alice", "--black", "Bob", "--time-control", "90+30"],
+    ));
+    ok(&cli(&url, ARBITER_TOKEN, &["game", "start", "tmux"]));
+    let session = format!("arbiter-watch-{}", std::process::id());
+    let status = Command::new("tmux")
+        .args(["new-session", "-d", "-s", &session, "-x", "100", "-y", "45"])
+        .args(["-e", &format!("ARBITER_URL={url}"), "-e", &format!("ARBITER_TOKEN={ARBITER_TOKEN}")])
+        // The watch ends with the game; the pane stays open so the final
+        // screen can be read.
+        .arg(format!("{} game watch tmux; sleep 60", env!("CARGO_BIN_EXE_arbiter")))
+        .status()
+        .expect("tmux new-session");
+    assert!(status.success());
+    struct Session(String);
+    impl Drop for Session {
+        fn drop(&mut self) {
+            let _ = Command::new("tmux").args(["kill-session", "-t", &self.0]).status();
+        }
+    }
+    let _session = Session(session.clone());
+
+    wait_for_screen(&session, &["Alice", "Bob"]).await;
+    // Over the board: each move is made, then the clock pressed, each by a
+    // process of its own.
+    for (mv, color) in [("e4", "white"), ("e5", "black"), ("Nf3", "white")] {
+        ok(&cli(&url, ARBITER_TOKEN, &["move", "tmux", mv, "--color", color]));
+        ok(&cli(&url, ARBITER_TOKEN, &["press", "tmux", "--color", color]));
+    }
+    let screen = wait_for_screen(&session, &["e4", "e5", "Nf3"]).await;
+    assert!(screen.contains("FIDE-"), "the rulings and their rule ids are on the screen:\n{screen}");
+    ok(&cli(&url, ARBITER_TOKEN, &["resign", "tmux", "--color", "black"]));
+    wait_for_screen(&session, &["1-0"]).await;
+    server.stop().await;
+}
