@@ -1,0 +1,50 @@
+//! Players at the board and online connections (6.7, OCR 11).
+
+use arbiter_chess::Color;
+
+use super::{Game, Outcome, reject};
+use crate::ruling::{Decision, RejectReason, Ruling};
+
+impl Game {
+    pub(super) fn player_arrived(&mut self, color: Color, _at: i64) -> Outcome {
+        if self.arrived[color.index()] {
+            return Err(reject(
+                RejectReason::InvalidArgument,
+                Some("FIDE-6.7a"),
+                format!("{color} has already arrived"),
+            ));
+        }
+        self.arrived[color.index()] = true;
+        Ok(vec![Ruling::new("FIDE-6.7a", Decision::PlayerArrived { color })])
+    }
+
+    pub(super) fn disconnect(&mut self, color: Color, at: i64) -> Outcome {
+        if !self.regs.mode.is_online() {
+            return Err(reject(
+                RejectReason::NotApplicable,
+                Some("OCR-11"),
+                "disconnections apply to online games",
+            ));
+        }
+        if self.disconnected_at[color.index()].is_some() {
+            return Err(reject(
+                RejectReason::InvalidArgument,
+                Some("OCR-11"),
+                format!("{color} is already disconnected"),
+            ));
+        }
+        self.disconnected_at[color.index()] = Some(at);
+        Ok(vec![Ruling::new("OCR-11.4", Decision::Disconnected { color })])
+    }
+
+    pub(super) fn reconnect(&mut self, color: Color) -> Outcome {
+        if self.disconnected_at[color.index()].take().is_none() {
+            return Err(reject(
+                RejectReason::InvalidArgument,
+                Some("OCR-11"),
+                format!("{color} is not disconnected"),
+            ));
+        }
+        Ok(vec![Ruling::new("OCR-11.4.1", Decision::Reconnected { color })])
+    }
+}
