@@ -10,7 +10,8 @@ use super::{Game, Outcome, clock_rejection, reject, win_for};
 use crate::clock::Timestamp;
 use crate::event::{Answer, DeclaredResult, PenaltyKind};
 use crate::regulations::DevicePenalty;
-use crate::ruling::{Decision, RejectReason, Ruling};
+use crate::rule::RuleId;
+use crate::ruling::{Decision, EndCause, RejectReason, Ruling};
 use crate::scoring::{GameResult, ScoreAdjustment, ScoreAdjustmentKind};
 use crate::time_control::Bonus;
 
@@ -19,7 +20,7 @@ impl Game {
         if self.started_at.is_some() {
             return Err(reject(
                 RejectReason::InvalidArgument,
-                Some("FIDE-6.6"),
+                Some(RuleId::Fide6_6),
                 "the game has already started",
             ));
         }
@@ -27,7 +28,7 @@ impl Game {
         self.clock.start(first, Timestamp(at)).map_err(clock_rejection)?;
         self.started_at = Some(at);
         let mut out = vec![Ruling::new(
-            "FIDE-6.6",
+            RuleId::Fide6_6,
             Decision::GameStarted {
                 white_ms: self.rem(Color::White, at),
                 black_ms: self.rem(Color::Black, at),
@@ -42,25 +43,25 @@ impl Game {
         if self.clock.is_paused() {
             return Err(reject(
                 RejectReason::ClocksPaused,
-                Some("FIDE-6.11"),
+                Some(RuleId::Fide6_11),
                 "the clocks are already paused",
             ));
         }
         self.clock.pause(Timestamp(at)).map_err(clock_rejection)?;
-        Ok(vec![Ruling::new("FIDE-6.11", Decision::ClocksPaused)])
+        Ok(vec![Ruling::new(RuleId::Fide6_11, Decision::ClocksPaused)])
     }
 
     pub(super) fn resume(&mut self, at: i64) -> Outcome {
         if !self.clock.is_paused() {
             return Err(reject(
                 RejectReason::InvalidArgument,
-                Some("FIDE-6.11"),
+                Some(RuleId::Fide6_11),
                 "the clocks are not paused",
             ));
         }
         self.clock.resume(Timestamp(at)).map_err(clock_rejection)?;
         self.paused_for_question = None;
-        Ok(vec![Ruling::new("FIDE-6.11", Decision::ClocksResumed)])
+        Ok(vec![Ruling::new(RuleId::Fide6_11, Decision::ClocksResumed)])
     }
 
     pub(super) fn adjust_clock(&mut self, color: Color, delta: i64, at: i64) -> Outcome {
@@ -73,7 +74,7 @@ impl Game {
         }
         self.clock.adjust(color, delta, Timestamp(at)).map_err(clock_rejection)?;
         Ok(vec![Ruling::new(
-            "FIDE-6.10",
+            RuleId::Fide6_10,
             Decision::ClockAdjusted { color, delta_ms: delta, remaining_ms: self.rem(color, at) },
         )])
     }
@@ -87,12 +88,12 @@ impl Game {
             ));
         }
         self.clock.set_remaining(color, remaining, Timestamp(at)).map_err(clock_rejection)?;
-        Ok(vec![Ruling::new("FIDE-6.10", Decision::ClockSet { color, remaining_ms: remaining })])
+        Ok(vec![Ruling::new(RuleId::Fide6_10, Decision::ClockSet { color, remaining_ms: remaining })])
     }
 
     pub(super) fn penalty(&mut self, color: Color, kind: PenaltyKind, at: i64) -> Outcome {
         Ok(match kind {
-            PenaltyKind::Warning => vec![self.warn(color, "warning from the arbiter", "FIDE-12.9")],
+            PenaltyKind::Warning => vec![self.warn(color, "warning from the arbiter", RuleId::Fide12_9)],
             PenaltyKind::AddTimeToOpponent(ms) => {
                 if !(1..=3_600_000).contains(&ms) {
                     return Err(reject(
@@ -101,7 +102,7 @@ impl Game {
                         "time must be between 1 ms and 60 minutes",
                     ));
                 }
-                vec![self.add_time(color.other(), ms, at, "FIDE-12.9")]
+                vec![self.add_time(color.other(), ms, at, RuleId::Fide12_9)]
             }
             PenaltyKind::DeductTime(ms) => {
                 if !(1..=3_600_000).contains(&ms) {
@@ -111,13 +112,18 @@ impl Game {
                         "time must be between 1 ms and 60 minutes",
                     ));
                 }
-                vec![self.add_time(color, -ms, at, "FIDE-12.9")]
+                vec![self.add_time(color, -ms, at, RuleId::Fide12_9)]
             }
             PenaltyKind::RaiseOpponentScore | PenaltyKind::ReduceScore => {
                 return self.score_penalty(color, kind);
             }
             PenaltyKind::DeclareLost => {
-                vec![self.finish(win_for(color.other()), "penalty of the arbiter", "FIDE-12.9")]
+                vec![self.finish(
+                    win_for(color.other()),
+                    EndCause::ArbiterPenalty,
+                    "penalty of the arbiter",
+                    RuleId::Fide12_9,
+                )]
             }
         })
     }
@@ -126,8 +132,8 @@ impl Game {
     /// result it reaches, or at once to the result of a game that is over.
     pub(super) fn score_penalty(&mut self, offender: Color, kind: PenaltyKind) -> Outcome {
         let (kind, rule) = match kind {
-            PenaltyKind::RaiseOpponentScore => (ScoreAdjustmentKind::RaiseOpponentScore, "FIDE-12.9.4"),
-            _ => (ScoreAdjustmentKind::ReduceScore, "FIDE-12.9.5"),
+            PenaltyKind::RaiseOpponentScore => (ScoreAdjustmentKind::RaiseOpponentScore, RuleId::Fide12_9_4),
+            _ => (ScoreAdjustmentKind::ReduceScore, RuleId::Fide12_9_5),
         };
         let ended = self.end.clone();
         if let Some(end) = &ended
@@ -144,7 +150,7 @@ impl Game {
         let mut out = vec![Ruling::new(rule, Decision::ScorePenalty { adjustment })];
         if let Some(end) = ended {
             let board = end.board_result.unwrap_or(end.result);
-            let over = self.finish(board, &end.reason, end.rule);
+            let over = self.finish(board, end.cause, &end.reason, end.rule);
             out.push(Ruling::new(rule, over.decision));
         }
         Ok(out)
@@ -156,18 +162,18 @@ impl Game {
         if outage_ms < 0 {
             return Err(reject(
                 RejectReason::InvalidArgument,
-                Some("FIDE-6.11"),
+                Some(RuleId::Fide6_11),
                 format!("an outage cannot last {outage_ms} ms"),
             ));
         }
-        Ok(vec![Ruling::new("FIDE-6.11", Decision::ClockResumedAfterOutage { outage_ms })])
+        Ok(vec![Ruling::new(RuleId::Fide6_11, Decision::ClockResumedAfterOutage { outage_ms })])
     }
 
     pub(super) fn reinstate(&mut self, ply: usize, at: i64) -> Outcome {
         if ply > self.record.ply_count() {
             return Err(reject(
                 RejectReason::InvalidArgument,
-                Some("FIDE-7.5.1"),
+                Some(RuleId::Fide7_5_1),
                 format!("the game has only {} plies", self.record.ply_count()),
             ));
         }
@@ -186,8 +192,10 @@ impl Game {
         if self.clock.is_started() {
             self.clock.hand_over(to_move, Timestamp(at)).map_err(clock_rejection)?;
         }
-        let mut out =
-            vec![Ruling::new("FIDE-7.5.1", Decision::PositionReinstated { ply, fen: self.position().fen() })];
+        let mut out = vec![Ruling::new(
+            RuleId::Fide7_5_1,
+            Decision::PositionReinstated { ply, fen: self.position().fen() },
+        )];
         // The arbiter (or the players' agreed correction he records) sets
         // the board: what was claimable or watched before is settled, and
         // an illegal position he reinstates is one he has seen (A.5.4).
@@ -211,11 +219,11 @@ impl Game {
         // Online, the arbiter corrects the platform: an automatic draw it
         // missed (OCR 15.3) or a result it should not have given (15.4).
         let rule = match (self.regs.mode.is_online(), self.end.is_some(), r) {
-            (true, true, _) => "OCR-15.4",
-            (true, false, GameResult::Draw) => "OCR-15.3",
-            _ => "FIDE-8.7",
+            (true, true, _) => RuleId::Ocr15_4,
+            (true, false, GameResult::Draw) => RuleId::Ocr15_3,
+            _ => RuleId::Fide8_7,
         };
-        Ok(vec![self.finish(r, "declared by the arbiter", rule)])
+        Ok(vec![self.finish(r, EndCause::DeclaredByArbiter, "declared by the arbiter", rule)])
     }
 
     pub(super) fn device_found(&mut self, color: Color, at: i64) -> Outcome {
@@ -234,9 +242,9 @@ impl Game {
                 } else {
                     ("electronic device found", win_for(color.other()))
                 };
-                Ok(vec![self.finish(result, reason, "FIDE-11.3b")])
+                Ok(vec![self.finish(result, EndCause::ElectronicDevice, reason, RuleId::Fide11_3b)])
             }
-            DevicePenalty::DeductTime(ms) => Ok(vec![self.add_time(color, -ms, at, "FIDE-11.3b")]),
+            DevicePenalty::DeductTime(ms) => Ok(vec![self.add_time(color, -ms, at, RuleId::Fide11_3b)]),
         }
     }
 
@@ -244,20 +252,23 @@ impl Game {
         let Some(index) = self.questions.iter().position(|q| q.id == id) else {
             return Err(reject(
                 RejectReason::InvalidArgument,
-                Some("DEC-12"),
+                Some(RuleId::Dec12),
                 format!("no open question {id}"),
             ));
         };
         let q = self.questions.remove(index);
-        let mut out =
-            vec![Ruling::new("DEC-12", Decision::QuestionAnswered { id, answer: format!("{answer:?}") })];
+        let mut out = vec![Ruling::new(
+            RuleId::Dec12,
+            Decision::QuestionAnswered { id, answer: format!("{answer:?}") },
+        )];
         match (&q.kind, answer) {
             (QuestionKind::CannotMateUnknown { .. }, Answer::Accept) => {
                 // The arbiter finds that the side cannot checkmate: a draw.
                 out.push(self.finish(
                     GameResult::Draw,
+                    EndCause::NoPossibleCheckmate,
                     "the arbiter found no possible checkmate",
-                    "FIDE-6.9",
+                    RuleId::Fide6_9,
                 ));
             }
             (QuestionKind::CannotMateUnknown { .. }, _) => {}
@@ -267,10 +278,10 @@ impl Game {
                     let control = self.clock.control().with_bonus_everywhere(Bonus::increment(5_000));
                     let _ = self.clock.set_control(control, Timestamp(at));
                     out.push(Ruling::new(
-                        "FIDE-III.4",
+                        RuleId::FideIII4,
                         Decision::IncrementIntroduced { increment_ms: 5_000 },
                     ));
-                    out.push(self.add_time(by.other(), 2 * 60_000, at, "FIDE-III.4"));
+                    out.push(self.add_time(by.other(), 2 * 60_000, at, RuleId::FideIII4));
                 }
             }
             (QuestionKind::IncrementRequest { .. }, _) => {}
@@ -284,10 +295,13 @@ impl Game {
                     match a {
                         Answer::Accept => out.push(self.finish(
                             GameResult::Draw,
+                            EndCause::NoWinningAttempt,
                             "no winning attempt by normal means",
-                            "FIDE-III.5",
+                            RuleId::FideIII5,
                         )),
-                        Answer::Reject => out.push(self.add_time(by.other(), 2 * 60_000, at, "FIDE-III.5")),
+                        Answer::Reject => {
+                            out.push(self.add_time(by.other(), 2 * 60_000, at, RuleId::FideIII5))
+                        }
                         Answer::Postpone | Answer::Default => {}
                     }
                 }

@@ -8,7 +8,8 @@ use super::state::{Claimable, Pending, TurnState, Watch};
 use super::{Game, Outcome, clock_rejection, describe_move, irregularity_text, physical_move, reject};
 use crate::clock::Timestamp;
 use crate::event::MoveInput;
-use crate::ruling::{Decision, RejectReason, Rejection, Ruling};
+use crate::rule::RuleId;
+use crate::ruling::{Decision, EndCause, RejectReason, Rejection, Ruling};
 use crate::scoring::GameResult;
 
 impl Game {
@@ -54,7 +55,7 @@ impl Game {
                 };
                 let before = self.record.positions()[ply - 1];
                 let report = self.clock.press(Timestamp(at)).map_err(clock_rejection)?;
-                out.push(self.move_completed(color, &report, at, "FIDE-6.2a"));
+                out.push(self.move_completed(color, &report, at, RuleId::Fide6_2a));
                 let mut touched = vec![m.from()];
                 if !m.is_castle() && before.board().color_at(m.to()) == Some(color.other()) {
                     touched.push(m.to());
@@ -63,7 +64,7 @@ impl Game {
                 self.not_acted_on(
                     Claimable {
                         color,
-                        rule: "FIDE-7.5.4",
+                        rule: RuleId::Fide7_5_4,
                         description,
                         ply_before: ply - 1,
                         replacement: None,
@@ -91,11 +92,11 @@ impl Game {
                 let report = self.clock.press(Timestamp(at)).map_err(clock_rejection)?;
                 self.record.pop();
                 let _ = self.record.push_irregular(pawn_move);
-                out.push(self.move_completed(color, &report, at, "FIDE-7.5.2"));
+                out.push(self.move_completed(color, &report, at, RuleId::Fide7_5_2));
                 self.not_acted_on(
                     Claimable {
                         color,
-                        rule: "FIDE-7.5.2",
+                        rule: RuleId::Fide7_5_2,
                         description: format!(
                             "{}: pawn not replaced on promotion",
                             describe_move(&before, pawn_move)
@@ -126,7 +127,7 @@ impl Game {
                     // been watching the position acts.
                     self.press_and_retract(at)?;
                     self.turn_after_illegal(color, &mv);
-                    out.extend(self.illegal_move_penalty_under(color, "FIDE-A.5.4", description, at));
+                    out.extend(self.illegal_move_penalty_under(color, RuleId::FideA5_4, description, at));
                     if self.end.is_none()
                         && let Some(o) = self.obligation()
                     {
@@ -144,11 +145,11 @@ impl Game {
                 self.moves_made[color.index()] += 1;
                 self.arrived[color.index()] = true;
                 self.turn = TurnState::default();
-                out.push(self.move_completed(color, &report, at, "FIDE-6.2a"));
+                out.push(self.move_completed(color, &report, at, RuleId::Fide6_2a));
                 self.not_acted_on(
                     Claimable {
                         color,
-                        rule: "FIDE-7.5.1",
+                        rule: RuleId::Fide7_5_1,
                         description,
                         ply_before,
                         replacement: None,
@@ -177,7 +178,7 @@ impl Game {
         color: Color,
         report: &crate::clock::PressReport,
         at: i64,
-        rule: &'static str,
+        rule: RuleId,
     ) -> Ruling {
         Ruling::new(
             rule,
@@ -193,7 +194,7 @@ impl Game {
     /// A.5.2: records an illegal move nobody acted on.
     pub(super) fn not_acted_on(&mut self, claimable: Claimable, out: &mut Vec<Ruling>) {
         out.push(Ruling::new(
-            "FIDE-A.5.2",
+            RuleId::FideA5_2,
             Decision::IllegalMoveNotActedOn {
                 color: claimable.color,
                 description: claimable.description.clone(),
@@ -227,7 +228,12 @@ impl Game {
                         "an illegal position is still on the board after the next move ({})",
                         irregularity_text(&why)
                     );
-                    out.push(self.finish(GameResult::Draw, &reason, "FIDE-A.5.4"));
+                    out.push(self.finish(
+                        GameResult::Draw,
+                        EndCause::IllegalPosition,
+                        &reason,
+                        RuleId::FideA5_4,
+                    ));
                     return;
                 }
                 let to_move = self.position().turn();
@@ -235,7 +241,7 @@ impl Game {
                 if let Some(c) = still {
                     self.watch = Some(Watch::MustParry(c));
                 }
-                out.push(Ruling::new("FIDE-A.5.4", Decision::IllegalPositionCleared { in_check: still }));
+                out.push(Ruling::new(RuleId::FideA5_4, Decision::IllegalPositionCleared { in_check: still }));
             }
             // He completed a move that got him out of check (one that did
             // not was ruled an illegal move when completed).
@@ -253,7 +259,7 @@ impl Game {
         if self.regs.observe {
             return Err(reject(
                 RejectReason::NotApplicable,
-                Some("FIDE-A.5.2"),
+                Some(RuleId::FideA5_2),
                 "the service acts on every completed illegal move itself (observe = true): there is nothing \
                  to claim",
             ));
@@ -263,7 +269,7 @@ impl Game {
             Some(_) => {
                 return Err(reject(
                     RejectReason::InvalidArgument,
-                    Some("FIDE-A.5.2"),
+                    Some(RuleId::FideA5_2),
                     "a player cannot claim his own illegal move",
                 ));
             }
@@ -277,12 +283,12 @@ impl Game {
                     ),
                     _ => format!("there is no illegal move of {}'s to claim", color.other()),
                 };
-                return Err(reject(RejectReason::NotApplicable, Some("FIDE-A.5.2"), message));
+                return Err(reject(RejectReason::NotApplicable, Some(RuleId::FideA5_2), message));
             }
         };
         let offender = claim.color;
         let mut out = vec![Ruling::new(
-            "FIDE-A.5.2",
+            RuleId::FideA5_2,
             Decision::IllegalMoveClaimed { color, description: claim.description.clone() },
         )];
         // The clock first, so that a refusal leaves everything as it was.
@@ -308,7 +314,7 @@ impl Game {
             }
         } else {
             out.push(Ruling::new(
-                "FIDE-7.5.1",
+                RuleId::Fide7_5_1,
                 Decision::PositionReinstated { ply: claim.ply_before, fen: self.position().fen() },
             ));
             self.turn =
@@ -354,7 +360,7 @@ impl Game {
                 if !m.is_castle() && self.position().board().color_at(m.to()) == Some(color.other()) {
                     self.turn.touched.push(m.to());
                 }
-                out.extend(self.illegal_move_penalty_under(color, "FIDE-7.5.4", description, at));
+                out.extend(self.illegal_move_penalty_under(color, RuleId::Fide7_5_4, description, at));
                 if self.end.is_none()
                     && let Some(o) = self.obligation()
                 {
@@ -378,7 +384,7 @@ impl Game {
             Some(Pending::Legal { color: c, .. }) if c == color => {
                 let report = self.clock.press(Timestamp(at)).map_err(clock_rejection)?;
                 out.push(Ruling::new(
-                    "FIDE-6.2a",
+                    RuleId::Fide6_2a,
                     Decision::MoveCompleted {
                         color,
                         used_ms: report.used_ms,
@@ -392,7 +398,7 @@ impl Game {
                 let report = self.clock.press(Timestamp(at)).map_err(clock_rejection)?;
                 self.revoke_credit(report.credited_ms(), color, at);
                 out.push(Ruling::new(
-                    "FIDE-7.5.2",
+                    RuleId::Fide7_5_2,
                     Decision::MoveCompleted {
                         color,
                         used_ms: report.used_ms,
@@ -441,7 +447,7 @@ impl Game {
     /// 7.5.5: first completed illegal move: the opponent gets the penalty;
     /// second: the game is lost, unless the opponent cannot checkmate.
     pub(super) fn illegal_move_penalty(&mut self, color: Color, description: String, at: i64) -> Vec<Ruling> {
-        self.illegal_move_penalty_under(color, "FIDE-7.5.1", description, at)
+        self.illegal_move_penalty_under(color, RuleId::Fide7_5_1, description, at)
     }
 
     /// As [`Game::illegal_move_penalty`], the illegal move ruling naming
@@ -449,7 +455,7 @@ impl Game {
     pub(super) fn illegal_move_penalty_under(
         &mut self,
         color: Color,
-        rule: &'static str,
+        rule: RuleId,
         description: String,
         at: i64,
     ) -> Vec<Ruling> {
@@ -457,10 +463,15 @@ impl Game {
         let count = self.illegal_moves[color.index()];
         let mut out = vec![Ruling::new(rule, Decision::IllegalMove { color, count, description })];
         if count >= 2 {
-            out.extend(self.lose_unless_cannot_mate(color, "FIDE-7.5.5", "second completed illegal move"));
+            out.extend(self.lose_unless_cannot_mate(
+                color,
+                EndCause::IllegalMoves,
+                RuleId::Fide7_5_5,
+                "second completed illegal move",
+            ));
         } else {
             let penalty = self.regs.penalty();
-            out.push(self.add_time(color.other(), penalty, at, "FIDE-7.5.5"));
+            out.push(self.add_time(color.other(), penalty, at, RuleId::Fide7_5_5));
         }
         out
     }

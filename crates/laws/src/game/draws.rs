@@ -7,7 +7,8 @@ use super::state::{DrawOffer, Pending};
 use super::{Game, Outcome, reject};
 use crate::event::{ClaimKind, MoveInput};
 use crate::regulations::DrawOfferRestriction;
-use crate::ruling::{Decision, RejectReason, Rejection, Ruling};
+use crate::rule::RuleId;
+use crate::ruling::{Decision, EndCause, RejectReason, Rejection, Ruling};
 use crate::scoring::GameResult;
 use crate::touch::Obligation;
 
@@ -20,7 +21,7 @@ impl Game {
                 if self.moves_made.iter().any(|&m| m < n) {
                     return Err(reject(
                         RejectReason::OfferNotAllowed,
-                        Some("FIDE-9.1.1"),
+                        Some(RuleId::Fide9_1_1),
                         format!("draw offers and agreements are not allowed before move {n} by each player"),
                     ));
                 }
@@ -28,7 +29,7 @@ impl Game {
             }
             DrawOfferRestriction::WithoutArbiter => Err(reject(
                 RejectReason::OfferNotAllowed,
-                Some("FIDE-9.1.1"),
+                Some(RuleId::Fide9_1_1),
                 "draw offers and agreements need the arbiter's consent in this event",
             )),
         }
@@ -39,7 +40,7 @@ impl Game {
         if self.regs.cn_draw_alternation && self.cn_blocked[color.index()] {
             return Err(reject(
                 RejectReason::OfferNotAllowed,
-                Some("CN-7"),
+                Some(RuleId::Cn7),
                 "your last offer was declined: you may offer again after declining an offer of your opponent",
             ));
         }
@@ -47,14 +48,14 @@ impl Game {
             Some(o) if o.by == color => {
                 return Err(reject(
                     RejectReason::InvalidArgument,
-                    Some("FIDE-9.1.2b"),
+                    Some(RuleId::Fide9_1_2b),
                     "your offer is still pending",
                 ));
             }
             Some(_) => {
                 return Err(reject(
                     RejectReason::InvalidArgument,
-                    Some("FIDE-9.1.2b"),
+                    Some(RuleId::Fide9_1_2b),
                     "your opponent's offer is pending: accept or decline it",
                 ));
             }
@@ -62,14 +63,14 @@ impl Game {
         }
         let ply = self.record.ply_count();
         self.offer = Some(DrawOffer { by: color, ply });
-        let mut out = vec![Ruling::new("FIDE-9.1.2a", Decision::DrawOffered { color, ply })];
+        let mut out = vec![Ruling::new(RuleId::Fide9_1_2a, Decision::DrawOffered { color, ply })];
         if !self.regs.mode.is_online() {
             // 9.1.2.1: the offer belongs after one's own move, before the
             // press. On one's own time before moving it is valid but earns a
             // 12.9.1 warning (DEC-17).
             let just_moved = matches!(&self.pending, Some(Pending::Legal { color: c, .. }) if *c == color);
             if !just_moved && self.clock.running() == Some(color) {
-                out.push(self.warn(color, "draw offered before making a move", "FIDE-9.1.2a"));
+                out.push(self.warn(color, "draw offered before making a move", RuleId::Fide9_1_2a));
             }
         }
         Ok(out)
@@ -79,28 +80,28 @@ impl Game {
         let Some(o) = &self.offer else {
             return Err(reject(
                 RejectReason::NoOffer,
-                Some("FIDE-9.1.2b"),
+                Some(RuleId::Fide9_1_2b),
                 "there is no draw offer to accept",
             ));
         };
         if o.by == color {
             return Err(reject(
                 RejectReason::NoOffer,
-                Some("FIDE-9.1.2b"),
+                Some(RuleId::Fide9_1_2b),
                 "a player cannot accept his own offer",
             ));
         }
         if self.moves_made.contains(&0) {
             return Err(reject(
                 RejectReason::OfferNotAllowed,
-                Some("FIDE-5.2.3"),
+                Some(RuleId::Fide5_2_3),
                 "a draw by agreement needs at least one move by each player",
             ));
         }
         // The restriction covers agreements too: an offer can exist despite
         // it (a Guidelines III.4 request made before move n).
         self.draw_restriction()?;
-        Ok(vec![self.finish(GameResult::Draw, "agreement", "FIDE-5.2.3")])
+        Ok(vec![self.finish(GameResult::Draw, EndCause::Agreement, "agreement", RuleId::Fide5_2_3)])
     }
 
     pub(super) fn decline_draw(&mut self, color: Color) -> Outcome {
@@ -109,9 +110,13 @@ impl Game {
                 let by = o.by;
                 self.offer = None;
                 self.cn_declined(by, color);
-                Ok(vec![Ruling::new("FIDE-9.1.2b", Decision::DrawOfferDeclined { color })])
+                Ok(vec![Ruling::new(RuleId::Fide9_1_2b, Decision::DrawOfferDeclined { color })])
             }
-            _ => Err(reject(RejectReason::NoOffer, Some("FIDE-9.1.2b"), "there is no draw offer to decline")),
+            _ => Err(reject(
+                RejectReason::NoOffer,
+                Some(RuleId::Fide9_1_2b),
+                "there is no draw offer to decline",
+            )),
         }
     }
 
@@ -122,9 +127,9 @@ impl Game {
         intended: Option<&MoveInput>,
         at: i64,
     ) -> Outcome {
-        let rule = match kind {
-            ClaimKind::Threefold => "FIDE-9.2",
-            ClaimKind::FiftyMoves => "FIDE-9.3",
+        let (cause, rule) = match kind {
+            ClaimKind::Threefold => (EndCause::ThreefoldRepetition, RuleId::Fide9_2),
+            ClaimKind::FiftyMoves => (EndCause::FiftyMoves, RuleId::Fide9_3),
         };
         let has_move = color == self.has_move()
             && self
@@ -166,18 +171,18 @@ impl Game {
                 ClaimKind::Threefold => "threefold repetition (claimed)",
                 ClaimKind::FiftyMoves => "fifty-move rule (claimed)",
             };
-            return Ok(vec![self.finish(GameResult::Draw, what, rule)]);
+            return Ok(vec![self.finish(GameResult::Draw, cause, what, rule)]);
         }
         // 9.5.3: the opponent gets the penalty; the game continues; an
         // intended move must be played (if illegal, a move with that piece).
-        let mut out = vec![Ruling::new("FIDE-9.5c", Decision::ClaimIncorrect { color, reason })];
+        let mut out = vec![Ruling::new(RuleId::Fide9_5c, Decision::ClaimIncorrect { color, reason })];
         let penalty = self.regs.penalty();
-        out.push(self.add_time(color.other(), penalty, at, "FIDE-9.5c"));
+        out.push(self.add_time(color.other(), penalty, at, RuleId::Fide9_5c));
         if has_move && let Some(i) = intended {
             let forced = match intended_move {
                 Some(m) => Some(Obligation {
                     allowed: vec![m],
-                    rule: "FIDE-9.5c",
+                    rule: RuleId::Fide9_5c,
                     reason: "the move written with an incorrect claim must be played".into(),
                 }),
                 None => {
@@ -190,7 +195,7 @@ impl Game {
                         .collect();
                     (!moves.is_empty()).then(|| Obligation {
                         allowed: moves,
-                        rule: "FIDE-9.5c",
+                        rule: RuleId::Fide9_5c,
                         reason: format!(
                             "the intended move is illegal: another move with the piece on {}",
                             i.from
@@ -207,6 +212,6 @@ impl Game {
     }
 
     pub(super) fn resign(&mut self, color: Color) -> Outcome {
-        Ok(self.lose_unless_cannot_mate(color, "FIDE-5.1.2", "resignation"))
+        Ok(self.lose_unless_cannot_mate(color, EndCause::Resignation, RuleId::Fide5_1_2, "resignation"))
     }
 }

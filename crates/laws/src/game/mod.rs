@@ -122,7 +122,8 @@ use arbiter_chess::{
 use crate::clock::{Clock, ClockConfig, ClockError, Timestamp};
 use crate::event::{Event, MoveInput, PenaltyKind, SetupError};
 use crate::regulations::{Regulations, RegulationsError};
-use crate::ruling::{Decision, GameEnd, RejectReason, Rejection, Ruling};
+use crate::rule::RuleId;
+use crate::ruling::{Decision, EndCause, GameEnd, RejectReason, Rejection, Ruling};
 use crate::scoring::{GameResult, PointSystem, Points, ScoreAdjustment, ScoringError};
 use crate::touch::Obligation;
 
@@ -191,7 +192,7 @@ pub struct Game {
 
 type Outcome = Result<Vec<Ruling>, Rejection>;
 
-fn reject(reason: RejectReason, rule: Option<&'static str>, message: impl Into<String>) -> Rejection {
+fn reject(reason: RejectReason, rule: Option<RuleId>, message: impl Into<String>) -> Rejection {
     Rejection::new(reason, rule, message)
 }
 impl Game {
@@ -483,7 +484,7 @@ impl Game {
             } else {
                 "the game has not started: there is no play to resume"
             };
-            return Err(reject(RejectReason::NotApplicable, Some("FIDE-6.11"), message));
+            return Err(reject(RejectReason::NotApplicable, Some(RuleId::Fide6_11), message));
         }
         if let SetupErrorFound { error } = event
             && self.end.is_some()
@@ -513,7 +514,7 @@ impl Game {
                 | AnswerQuestion { .. }
         );
         if needs_start && self.started_at.is_none() {
-            return Err(reject(RejectReason::NotStarted, Some("FIDE-6.6"), "the game has not started"));
+            return Err(reject(RejectReason::NotStarted, Some(RuleId::Fide6_6), "the game has not started"));
         }
         match event {
             Start => self.start(at),
@@ -555,7 +556,7 @@ impl Game {
 
     /// Ends the game with `result` on the board; score penalties (12.9.4,
     /// 12.9.5) given so far apply to it.
-    fn finish(&mut self, result: GameResult, reason: &str, rule: &'static str) -> Ruling {
+    fn finish(&mut self, result: GameResult, cause: EndCause, reason: &str, rule: RuleId) -> Ruling {
         let (result, board_result) = if !self.score_adjustments.is_empty() && result.is_played() {
             (result.with_adjustments(&self.score_adjustments), Some(result))
         } else {
@@ -564,7 +565,7 @@ impl Game {
         // ARM-1: a draw counts as a win for Black.
         let armageddon_winner =
             if self.regs.armageddon { result.armageddon_match_result().winner() } else { None };
-        let end = GameEnd { result, reason: reason.to_owned(), rule, armageddon_winner, board_result };
+        let end = GameEnd { result, reason: reason.to_owned(), rule, cause, armageddon_winner, board_result };
         self.end = Some(end.clone());
         self.offer = None;
         self.premove = None;
@@ -578,17 +579,23 @@ impl Game {
 
     /// `loser` loses, unless the opponent cannot checkmate by any series of
     /// legal moves (5.1.2, 6.9, 7.5.5, OCR 4.3, 11.4.2): then a draw.
-    fn lose_unless_cannot_mate(&mut self, loser: Color, rule: &'static str, why: &str) -> Vec<Ruling> {
+    fn lose_unless_cannot_mate(
+        &mut self,
+        loser: Color,
+        cause: EndCause,
+        rule: RuleId,
+        why: &str,
+    ) -> Vec<Ruling> {
         let winner = loser.other();
         let pos = *self.position();
         match dead::can_mate(&pos, winner) {
             Mateability::CannotMate => {
-                vec![self.finish(GameResult::Draw, &format!("{why}; {winner} cannot checkmate"), rule)]
+                vec![self.finish(GameResult::Draw, cause, &format!("{why}; {winner} cannot checkmate"), rule)]
             }
-            Mateability::CanMate(_) => vec![self.finish(win_for(winner), why, rule)],
+            Mateability::CanMate(_) => vec![self.finish(win_for(winner), cause, why, rule)],
             Mateability::Unknown => {
                 let applied = win_for(winner);
-                let mut out = vec![self.finish(applied, why, rule)];
+                let mut out = vec![self.finish(applied, cause, why, rule)];
                 out.push(self.open_question(
                     QuestionKind::CannotMateUnknown { side: winner, applied },
                     format!("Can {winner} still checkmate in this position? The analyser could not decide."),
@@ -603,7 +610,7 @@ impl Game {
         let id = self.next_question;
         self.next_question += 1;
         self.questions.push(Question { id, kind, text: text.clone(), default: default.clone() });
-        Ruling::new("DEC-12", Decision::QuestionOpened { id, question: text, default })
+        Ruling::new(RuleId::Dec12, Decision::QuestionOpened { id, question: text, default })
     }
 
     /// The automatic ends after a move: checkmate, stalemate, dead position,
@@ -613,30 +620,36 @@ impl Game {
         let autodraw = self.regs.automatic_draws();
         let outcome = self.record.outcome_with_dead_position(dead::is_dead_quick);
         if let Some(o) = outcome {
-            let rule = match (o.termination(), online) {
-                (Termination::Stalemate, true) => "OCR-5.4.2",
-                (Termination::DeadPosition, true) => "OCR-5.4.3",
-                (t, _) => t.rule_id(),
-            };
+            let (cause, rule) = termination_end(o.termination(), online);
             let result = match o.winner() {
                 Some(w) => win_for(w),
                 None => GameResult::Draw,
             };
-            return Some(self.finish(result, o.termination().description(), rule));
+            return Some(self.finish(result, cause, o.termination().description(), rule));
         }
         if autodraw {
             if self.record.is_threefold_repetition() {
-                return Some(self.finish(GameResult::Draw, "threefold repetition", "OCR-5.4.1"));
+                return Some(self.finish(
+                    GameResult::Draw,
+                    EndCause::ThreefoldRepetition,
+                    "threefold repetition",
+                    RuleId::Ocr5_4_1,
+                ));
             }
             if self.record.is_fifty_moves() {
-                return Some(self.finish(GameResult::Draw, "fifty-move rule", "OCR-5.4.4"));
+                return Some(self.finish(
+                    GameResult::Draw,
+                    EndCause::FiftyMoves,
+                    "fifty-move rule",
+                    RuleId::Ocr5_4_4,
+                ));
             }
         }
         None
     }
 
     /// Adds `ms` to `color`'s clock (a subtraction takes at most what is left).
-    fn add_time(&mut self, color: Color, ms: i64, at: i64, rule: &'static str) -> Ruling {
+    fn add_time(&mut self, color: Color, ms: i64, at: i64, rule: RuleId) -> Ruling {
         let ms = ms.max(-self.rem(color, at));
         let _ = self.clock.adjust(color, ms, Timestamp(at));
         Ruling::new(rule, Decision::ClockAdjusted { color, delta_ms: ms, remaining_ms: self.rem(color, at) })
@@ -647,13 +660,13 @@ impl Game {
         self.clock.remaining_at(color, Timestamp(at)).unwrap_or_else(|_| self.clock.settled_ms(color))
     }
 
-    fn warn(&mut self, color: Color, reason: impl Into<String>, rule: &'static str) -> Ruling {
+    fn warn(&mut self, color: Color, reason: impl Into<String>, rule: RuleId) -> Ruling {
         self.warnings[color.index()] += 1;
         Ruling::new(rule, Decision::Warning { color, reason: reason.into() })
     }
 
     /// Refuses a board act of over-the-board play in an online game.
-    fn require_over_the_board(&self, rule: &'static str, message: &str) -> Result<(), Rejection> {
+    fn require_over_the_board(&self, rule: RuleId, message: &str) -> Result<(), Rejection> {
         if self.regs.mode.is_online() {
             return Err(reject(RejectReason::NotApplicable, Some(rule), message));
         }
@@ -663,7 +676,7 @@ impl Game {
     /// Refuses a move or a press while the arbiter has paused the clocks.
     fn require_running_clocks(&self) -> Result<(), Rejection> {
         if self.clock.is_paused() {
-            return Err(reject(RejectReason::ClocksPaused, Some("FIDE-6.11"), "the clocks are paused"));
+            return Err(reject(RejectReason::ClocksPaused, Some(RuleId::Fide6_11), "the clocks are paused"));
         }
         Ok(())
     }
@@ -690,7 +703,7 @@ impl Game {
                 self.offer = None;
                 self.cn_declined(by, color);
                 vec![Ruling::new(
-                    "FIDE-9.1.2b",
+                    RuleId::Fide9_1_2b,
                     Decision::DrawOfferLapsed {
                         color: by,
                         reason: format!("{color} touched a piece with the intention of moving it"),
@@ -745,7 +758,7 @@ impl Game {
         self.look_at_completion = true;
         self.stood = Some(Stood { color: c.color, description: c.description.clone() });
         vec![Ruling::new(
-            "FIDE-A.5.2",
+            RuleId::FideA5_2,
             Decision::IllegalMoveStands { color: c.color, description: c.description },
         )]
     }
@@ -769,7 +782,7 @@ impl Game {
             description = "both kings are in check".into();
         }
         vec![Ruling::new(
-            "FIDE-A.5.4",
+            RuleId::FideA5_4,
             Decision::IllegalPositionObserved {
                 description: format!("{description}: play goes on until the next move is completed"),
             },
@@ -840,6 +853,22 @@ fn irregularity_text(why: &arbiter_chess::PositionError) -> String {
     }
 }
 
+/// The cause and the rule of an automatic end the record found. Online,
+/// stalemate and dead positions rest on OCR 5.4.2 and 5.4.3.
+fn termination_end(t: Termination, online: bool) -> (EndCause, RuleId) {
+    match t {
+        Termination::Checkmate => (EndCause::Checkmate, RuleId::Fide5_1_1),
+        Termination::Stalemate if online => (EndCause::Stalemate, RuleId::Ocr5_4_2),
+        Termination::Stalemate => (EndCause::Stalemate, RuleId::Fide5_2_1),
+        Termination::DeadPosition if online => (EndCause::DeadPosition, RuleId::Ocr5_4_3),
+        Termination::DeadPosition => (EndCause::DeadPosition, RuleId::Fide5_2_2),
+        Termination::FivefoldRepetition => (EndCause::FivefoldRepetition, RuleId::Fide9_6_1),
+        Termination::SeventyFiveMoves => (EndCause::SeventyFiveMoves, RuleId::Fide9_6_2),
+        Termination::ThreefoldRepetition => (EndCause::ThreefoldRepetition, RuleId::Fide9_2),
+        Termination::FiftyMoves => (EndCause::FiftyMoves, RuleId::Fide9_3),
+    }
+}
+
 fn win_for(color: Color) -> GameResult {
     match color {
         Color::White => GameResult::WhiteWins,
@@ -854,5 +883,5 @@ fn clock_rejection(e: ClockError) -> Rejection {
         ClockError::NotStarted => RejectReason::NotStarted,
         _ => RejectReason::InvalidArgument,
     };
-    Rejection::new(reason, Some("FIDE-6"), e.to_string())
+    Rejection::new(reason, Some(RuleId::Fide6), e.to_string())
 }

@@ -6,6 +6,7 @@ use super::state::TurnState;
 use super::{Game, Outcome, reject};
 use crate::clock::Timestamp;
 use crate::event::MoveInput;
+use crate::rule::RuleId;
 use crate::ruling::{Decision, RejectReason, Ruling};
 
 impl Game {
@@ -20,7 +21,7 @@ impl Game {
         if !self.regs.mode.is_online() {
             return Err(reject(
                 RejectReason::NotApplicable,
-                Some("FIDE-4"),
+                Some(RuleId::Fide4),
                 "over the board, moves are made and completed",
             ));
         }
@@ -29,18 +30,18 @@ impl Game {
             if premove {
                 self.premove = Some((color, *mv));
                 let uci = format!("{}{}", mv.from, mv.to);
-                return Ok(vec![Ruling::new("OCR-3.1.5", Decision::PremoveQueued { color, uci })]);
+                return Ok(vec![Ruling::new(RuleId::Ocr3_1_5, Decision::PremoveQueued { color, uci })]);
             }
             return Err(reject(
                 RejectReason::NotYourTurn,
-                Some("OCR-4.4"),
+                Some(RuleId::Ocr4_4),
                 format!("it is not {color}'s move"),
             ));
         }
         let Some(m) = self.resolve(mv) else {
             return Err(reject(
                 RejectReason::IllegalMove,
-                Some("OCR-3.1.2"),
+                Some(RuleId::Ocr3_1_2),
                 format!("{} is not a legal move", self.describe(mv)),
             ));
         };
@@ -61,7 +62,7 @@ impl Game {
                 // A premove is played at the instant of the reply: no lag.
                 Some(pm) => out.extend(self.play_online(pc, pm, 0, at)),
                 None => out.push(Ruling::new(
-                    "OCR-3.1.5",
+                    RuleId::Ocr3_1_5,
                     Decision::PremoveDropped { color: pc, uci: format!("{}{}", pmv.from, pmv.to) },
                 )),
             }
@@ -80,7 +81,7 @@ impl Game {
         self.arrived[color.index()] = true;
         self.turn = TurnState::default();
         let ply = self.record.ply_count();
-        out.push(Ruling::new("OCR-3.1", Decision::MoveMade { color, san, uci, ply }));
+        out.push(Ruling::new(RuleId::Ocr3_1, Decision::MoveMade { color, san, uci, ply }));
         // OCR 5.3: an offer is rejected by playing a move.
         if let Some(o) = &self.offer
             && o.by != color
@@ -89,7 +90,7 @@ impl Game {
             self.offer = None;
             self.cn_declined(by, color);
             out.push(Ruling::new(
-                "OCR-5.3",
+                RuleId::Ocr5_3,
                 Decision::DrawOfferLapsed { color: by, reason: format!("{color} played a move") },
             ));
         }
@@ -102,7 +103,7 @@ impl Game {
             return out;
         };
         out.push(Ruling::new(
-            "OCR-4.4",
+            RuleId::Ocr4_4,
             Decision::MoveCompleted {
                 color,
                 used_ms: report.used_ms,

@@ -6,12 +6,13 @@ use arbiter_chess::{Bitboard, Color, Role, Square};
 use super::state::{Pending, TurnState};
 use super::{Game, Outcome, reject};
 use crate::event::MoveInput;
+use crate::rule::RuleId;
 use crate::ruling::{Decision, RejectReason, Ruling};
 use crate::touch::Obligation;
 
 impl Game {
     pub(super) fn make_move(&mut self, color: Color, mv: &MoveInput, _at: i64) -> Outcome {
-        self.require_over_the_board("OCR-3.1", "online moves are submitted, not made")?;
+        self.require_over_the_board(RuleId::Ocr3_1, "online moves are submitted, not made")?;
         self.require_running_clocks()?;
         let mut out = Vec::new();
         let correcting = match &self.pending {
@@ -20,7 +21,7 @@ impl Game {
             {
                 return Err(reject(
                     RejectReason::PieceReleased,
-                    Some("FIDE-4.7"),
+                    Some(RuleId::Fide4_7),
                     "a piece released on a square as a legal move cannot be moved to another square",
                 ));
             }
@@ -29,7 +30,7 @@ impl Game {
                 if self.resolve(mv) != Some(*castle) {
                     return Err(reject(
                         RejectReason::PieceReleased,
-                        Some("FIDE-4.7"),
+                        Some(RuleId::Fide4_7),
                         "the king was released on its castling square: only castling on that side may \
                          complete the move",
                     ));
@@ -42,7 +43,7 @@ impl Game {
         if color != self.has_move() {
             return Err(reject(
                 RejectReason::NotYourTurn,
-                Some("FIDE-1.3"),
+                Some(RuleId::Fide1_3),
                 format!("{color} does not have the move"),
             ));
         }
@@ -108,7 +109,7 @@ impl Game {
                     Pending::Legal { color, ply, two_hands: false }
                 });
                 out.push(Ruling::new(
-                    if unfinished_promotion { "FIDE-7.5.2" } else { "FIDE-4.7" },
+                    if unfinished_promotion { RuleId::Fide7_5_2 } else { RuleId::Fide4_7 },
                     Decision::MoveMade { color, san, uci, ply },
                 ));
                 if !unfinished_promotion && let Some(end) = self.automatic_end() {
@@ -125,7 +126,10 @@ impl Game {
                     description: description.clone(),
                     two_hands: false,
                 });
-                out.push(Ruling::new("FIDE-7.5.1", Decision::IllegalMoveNotCompleted { color, description }));
+                out.push(Ruling::new(
+                    RuleId::Fide7_5_1,
+                    Decision::IllegalMoveNotCompleted { color, description },
+                ));
             }
         }
         Ok(out)
@@ -134,12 +138,12 @@ impl Game {
     /// 4.7.2 and DEC-6: the king released on its castling square, the rook
     /// not yet moved.
     pub(super) fn castling_king_released(&mut self, color: Color, to: Square, at: i64) -> Outcome {
-        self.require_over_the_board("OCR-3.1", "online moves are submitted whole")?;
+        self.require_over_the_board(RuleId::Ocr3_1, "online moves are submitted whole")?;
         self.require_running_clocks()?;
         if color != self.has_move() {
             return Err(reject(
                 RejectReason::NotYourTurn,
-                Some("FIDE-1.3"),
+                Some(RuleId::Fide1_3),
                 format!("{color} does not have the move"),
             ));
         }
@@ -167,7 +171,7 @@ impl Game {
             ) if *c == color => {
                 return Err(reject(
                     RejectReason::PieceReleased,
-                    Some("FIDE-4.7"),
+                    Some(RuleId::Fide4_7),
                     "a piece released on a square as a legal move cannot be moved to another square",
                 ));
             }
@@ -194,7 +198,7 @@ impl Game {
         self.turn.claim_right_lost = true;
         let forced = Obligation {
             allowed: vec![castle],
-            rule: "FIDE-4.7",
+            rule: RuleId::Fide4_7,
             reason: format!(
                 "the king was released on {to}: only {} may complete the move",
                 self.position().san(castle)
@@ -208,11 +212,11 @@ impl Game {
 
     /// 7.5.4: the move made and not yet completed was made with two hands.
     pub(super) fn used_two_hands(&mut self, color: Color) -> Outcome {
-        self.require_over_the_board("OCR-1.3", "there are no hands online")?;
+        self.require_over_the_board(RuleId::Ocr1_3, "there are no hands online")?;
         if self.clock.running() != Some(color) {
             return Err(reject(
                 RejectReason::NotYourTurn,
-                Some("FIDE-7.5.4"),
+                Some(RuleId::Fide7_5_4),
                 format!("{color}'s clock is not running: no move of {color} awaits completion"),
             ));
         }
@@ -229,14 +233,14 @@ impl Game {
             Some(Pending::UnfinishedPromotion { color: c, .. }) if *c == color => Ok(Vec::new()),
             _ => Err(reject(
                 RejectReason::InvalidArgument,
-                Some("FIDE-7.5.4"),
+                Some(RuleId::Fide7_5_4),
                 format!("{color} has no move awaiting completion"),
             )),
         }
     }
 
     pub(super) fn press_clock(&mut self, color: Color, other_hand: bool, at: i64) -> Outcome {
-        self.require_over_the_board("OCR-4.4", "the online clock switches by itself")?;
+        self.require_over_the_board(RuleId::Ocr4_4, "the online clock switches by itself")?;
         self.require_running_clocks()?;
         let mut out = Vec::new();
         if self.clock.running() != Some(color) {
@@ -246,7 +250,7 @@ impl Game {
             if !completes {
                 return Err(reject(
                     RejectReason::NotYourTurn,
-                    Some("DEC-11"),
+                    Some(RuleId::Dec11),
                     format!("{color}'s clock is not running; the press is ignored"),
                 ));
             }
@@ -257,7 +261,7 @@ impl Game {
         }
         if other_hand {
             // 6.2.3: not an illegal move; 12.9 (default warning, AS-46).
-            out.push(self.warn(color, "pressed the clock with the other hand", "FIDE-6.2c"));
+            out.push(self.warn(color, "pressed the clock with the other hand", RuleId::Fide6_2c));
         }
         if self.clock.running() != Some(color) {
             return Ok(out);

@@ -3,6 +3,7 @@
 use arbiter_chess::Color;
 
 use super::{Game, Outcome, reject};
+use crate::rule::RuleId;
 use crate::ruling::{Decision, RejectReason, Ruling};
 
 impl Game {
@@ -10,41 +11,41 @@ impl Game {
         if self.arrived[color.index()] {
             return Err(reject(
                 RejectReason::InvalidArgument,
-                Some("FIDE-6.7a"),
+                Some(RuleId::Fide6_7a),
                 format!("{color} has already arrived"),
             ));
         }
         self.arrived[color.index()] = true;
-        Ok(vec![Ruling::new("FIDE-6.7a", Decision::PlayerArrived { color })])
+        Ok(vec![Ruling::new(RuleId::Fide6_7a, Decision::PlayerArrived { color })])
     }
 
     pub(super) fn disconnect(&mut self, color: Color, at: i64) -> Outcome {
         if !self.regs.mode.is_online() {
             return Err(reject(
                 RejectReason::NotApplicable,
-                Some("OCR-11"),
+                Some(RuleId::Ocr11),
                 "disconnections apply to online games",
             ));
         }
         if self.disconnected_at[color.index()].is_some() {
             return Err(reject(
                 RejectReason::InvalidArgument,
-                Some("OCR-11"),
+                Some(RuleId::Ocr11),
                 format!("{color} is already disconnected"),
             ));
         }
         self.disconnected_at[color.index()] = Some(at);
-        Ok(vec![Ruling::new("OCR-11.4", Decision::Disconnected { color })])
+        Ok(vec![Ruling::new(RuleId::Ocr11_4, Decision::Disconnected { color })])
     }
 
     pub(super) fn reconnect(&mut self, color: Color) -> Outcome {
         if self.disconnected_at[color.index()].take().is_none() {
             return Err(reject(
                 RejectReason::InvalidArgument,
-                Some("OCR-11"),
+                Some(RuleId::Ocr11),
                 format!("{color} is not disconnected"),
             ));
         }
-        Ok(vec![Ruling::new("OCR-11.4.1", Decision::Reconnected { color })])
+        Ok(vec![Ruling::new(RuleId::Ocr11_4_1, Decision::Reconnected { color })])
     }
 }

@@ -6,10 +6,11 @@ use arbiter_chess::Color;
 use super::state::{DrawOffer, QuestionKind};
 use super::{Game, Outcome, clock_rejection, reject};
 use crate::clock::Timestamp;
+use crate::rule::RuleId;
 use crate::ruling::{Decision, RejectReason, Rejection, Ruling};
 
 impl Game {
-    pub(super) fn quickplay_check(&self, color: Color, at: i64, rule: &'static str) -> Result<(), Rejection> {
+    pub(super) fn quickplay_check(&self, color: Color, at: i64, rule: RuleId) -> Result<(), Rejection> {
         if !self.regs.guidelines_iii {
             return Err(reject(
                 RejectReason::NotApplicable,
@@ -35,13 +36,13 @@ impl Game {
     }
 
     pub(super) fn request_increment(&mut self, color: Color, at: i64) -> Outcome {
-        self.quickplay_check(color, at, "FIDE-III.4")?;
+        self.quickplay_check(color, at, RuleId::FideIII4)?;
         let mut out = Vec::new();
         // The request is also a draw offer, where offers are allowed (9.1.1).
         if self.offer.is_none() && self.draw_restriction().is_ok() {
             let ply = self.record.ply_count();
             self.offer = Some(DrawOffer { by: color, ply });
-            out.push(Ruling::new("FIDE-III.4", Decision::DrawOffered { color, ply }));
+            out.push(Ruling::new(RuleId::FideIII4, Decision::DrawOffered { color, ply }));
         }
         out.push(self.open_question(
             QuestionKind::IncrementRequest { by: color },
@@ -52,7 +53,7 @@ impl Game {
     }
 
     pub(super) fn claim_no_winning_attempt(&mut self, color: Color, at: i64) -> Outcome {
-        self.quickplay_check(color, at, "FIDE-III.5")?;
+        self.quickplay_check(color, at, RuleId::FideIII5)?;
         self.clock.pause(Timestamp(at)).map_err(clock_rejection)?;
         let q = self.open_question(
             QuestionKind::NoWinningAttempt { by: color },
@@ -62,6 +63,6 @@ impl Game {
         if let Decision::QuestionOpened { id, .. } = &q.decision {
             self.paused_for_question = Some(*id);
         }
-        Ok(vec![Ruling::new("FIDE-III.5", Decision::ClocksPaused), q])
+        Ok(vec![Ruling::new(RuleId::FideIII5, Decision::ClocksPaused), q])
     }
 }

@@ -6,19 +6,20 @@ use arbiter_chess::Color;
 use super::{Game, Outcome, reject};
 use crate::event::SetupError;
 use crate::regulations::Regime;
-use crate::ruling::{Decision, RejectReason, Ruling};
+use crate::rule::RuleId;
+use crate::ruling::{Decision, EndCause, RejectReason, Ruling};
 use crate::scoring::GameResult;
 use crate::time_control::Category;
 
 impl Game {
-    pub(super) fn setup_rule(&self, error: SetupError) -> &'static str {
+    pub(super) fn setup_rule(&self, error: SetupError) -> RuleId {
         match error {
             SetupError::WrongInitialPosition
             | SetupError::KingMisplaced { .. }
-            | SetupError::RookMisplaced { .. } => "FIDE-7.2a",
-            SetupError::BoardWronglyOriented => "FIDE-7.2b",
-            SetupError::ColoursReversed if self.regs.mode.is_online() => "OCR-15.2",
-            SetupError::ColoursReversed => "FIDE-7.3",
+            | SetupError::RookMisplaced { .. } => RuleId::Fide7_2a,
+            SetupError::BoardWronglyOriented => RuleId::Fide7_2b,
+            SetupError::ColoursReversed if self.regs.mode.is_online() => RuleId::Ocr15_2,
+            SetupError::ColoursReversed => RuleId::Fide7_3,
         }
     }
 
@@ -36,7 +37,7 @@ impl Game {
         let closed = || {
             reject(
                 RejectReason::NotApplicable,
-                Some("FIDE-A.5.1"),
+                Some(RuleId::FideA5_1),
                 "each player has completed ten moves: under A.5 no claim about the set-up or the \
                  orientation of the board can be made any more (A.5.1.2); the game continues. A \
                  misplaced king or rook is reported as KingMisplaced or RookMisplaced: castling with \
@@ -50,6 +51,7 @@ impl Game {
                 }
                 Ok(vec![self.finish(
                     GameResult::Annulled,
+                    EndCause::WrongInitialPosition,
                     "wrong initial position: the game is annulled and a new game is to be played",
                     rule,
                 )])
@@ -61,7 +63,7 @@ impl Game {
                 if self.regs.mode.is_online() {
                     return Err(reject(
                         RejectReason::NotApplicable,
-                        Some("OCR-1.3"),
+                        Some(RuleId::Ocr1_3),
                         "the platform draws the board: it cannot be wrongly oriented",
                     ));
                 }
@@ -91,6 +93,7 @@ impl Game {
                 } else {
                     Ok(vec![self.finish(
                         GameResult::Annulled,
+                        EndCause::ColoursReversed,
                         "colours reversed before ten moves by both players: the game is annulled and a new \
                          game is to be played with the correct colours",
                         rule,
@@ -104,7 +107,7 @@ impl Game {
     /// ten-move cut-off (and outside rapid and blitz under A.5) it is a
     /// wrong initial position (7.2.1: annulled); after it the game continues
     /// and the castling concerned is banned.
-    pub(super) fn misplaced_king_or_rook(&mut self, error: SetupError, rule: &'static str) -> Outcome {
+    pub(super) fn misplaced_king_or_rook(&mut self, error: SetupError, rule: RuleId) -> Outcome {
         if let SetupError::RookMisplaced { square } = error {
             // The rook is named by the square its castling right refers to
             // in the start position; any other square names no castling.
@@ -112,7 +115,7 @@ impl Game {
             if !start.castling_rooks().contains(square) {
                 return Err(reject(
                     RejectReason::InvalidArgument,
-                    Some("FIDE-A.5.1"),
+                    Some(RuleId::FideA5_1),
                     format!("{square} is not the square of a castling rook in the start position"),
                 ));
             }
@@ -120,6 +123,7 @@ impl Game {
         if !self.setup_claims_closed() {
             return Ok(vec![self.finish(
                 GameResult::Annulled,
+                EndCause::WrongInitialPosition,
                 "wrong initial position: the game is annulled and a new game is to be played",
                 rule,
             )]);
@@ -138,6 +142,6 @@ impl Game {
         if !self.castling_bans.contains(&error) {
             self.castling_bans.push(error);
         }
-        Ok(vec![Ruling::new("FIDE-A.5.1", Decision::SetupErrorStands { error, note })])
+        Ok(vec![Ruling::new(RuleId::FideA5_1, Decision::SetupErrorStands { error, note })])
     }
 }

@@ -5,6 +5,7 @@
 use arbiter_chess::{Color, Move, Role, Square};
 
 use crate::event::MoveInput;
+use crate::rule::RuleId;
 use crate::scoring::GameResult;
 use crate::touch::Obligation;
 
@@ -68,8 +69,7 @@ pub(super) struct Claimable {
     /// The offender.
     pub(super) color: Color,
     /// The Article the illegal move falls under (7.5.1, 7.5.2 or 7.5.4).
-    #[serde(with = "crate::ruling::rule_id")]
-    pub(super) rule: crate::ruling::RuleId,
+    pub(super) rule: RuleId,
     pub(super) description: String,
     /// Plies on the record before the illegal move: a claim takes the
     /// record back there.

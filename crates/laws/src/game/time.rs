@@ -5,7 +5,8 @@ use arbiter_chess::Color;
 
 use super::Game;
 use crate::clock::Timestamp;
-use crate::ruling::Ruling;
+use crate::rule::RuleId;
+use crate::ruling::{EndCause, Ruling};
 use crate::scoring::GameResult;
 
 impl Game {
@@ -50,8 +51,8 @@ impl Game {
 
     pub(super) fn flag_fell(&mut self, side: Color, when: i64) -> Vec<Ruling> {
         let _ = self.clock.pause(Timestamp(when));
-        let rule = if self.regs.mode.is_online() { "OCR-4.3" } else { "FIDE-6.9" };
-        self.lose_unless_cannot_mate(side, rule, "flag fell")
+        let rule = if self.regs.mode.is_online() { RuleId::Ocr4_3 } else { RuleId::Fide6_9 };
+        self.lose_unless_cannot_mate(side, EndCause::Flag, rule, "flag fell")
     }
 
     pub(super) fn default_time_expired(&mut self, when: i64) -> Vec<Ruling> {
@@ -63,11 +64,21 @@ impl Game {
             [Color::Black] => GameResult::WhiteWinsByForfeit,
             _ => GameResult::DoubleForfeit,
         };
-        vec![self.finish(result, "a player did not arrive within the default time", "FIDE-6.7a")]
+        vec![self.finish(
+            result,
+            EndCause::DefaultTime,
+            "a player did not arrive within the default time",
+            RuleId::Fide6_7a,
+        )]
     }
 
     pub(super) fn reconnect_window_expired(&mut self, side: Color, when: i64) -> Vec<Ruling> {
         let _ = self.clock.pause(Timestamp(when));
-        self.lose_unless_cannot_mate(side, "OCR-11.4.2", "did not reconnect in time")
+        self.lose_unless_cannot_mate(
+            side,
+            EndCause::NotReconnected,
+            RuleId::Ocr11_4_2,
+            "did not reconnect in time",
+        )
     }
 }

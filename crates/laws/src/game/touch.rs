@@ -5,21 +5,22 @@ use arbiter_chess::{Color, Role, Square};
 use super::state::Pending;
 use super::{Game, Outcome, reject};
 use crate::event::TouchKind;
+use crate::rule::RuleId;
 use crate::ruling::RejectReason;
 
 impl Game {
     pub(super) fn announce_adjust(&mut self, color: Color) -> Outcome {
-        self.require_over_the_board("OCR-1.3", "there is no adjusting online")?;
+        self.require_over_the_board(RuleId::Ocr1_3, "there is no adjusting online")?;
         if color != self.has_move() {
             // DEC-2: a warning, no obligation.
-            return Ok(vec![self.warn(color, "adjusting when not having the move", "FIDE-4.2a")]);
+            return Ok(vec![self.warn(color, "adjusting when not having the move", RuleId::Fide4_2a)]);
         }
         self.turn.adjust_announced = true;
         Ok(Vec::new())
     }
 
     pub(super) fn touch(&mut self, color: Color, square: Square, kind: TouchKind) -> Outcome {
-        self.require_over_the_board("OCR-1.3", "there is no touch-move online")?;
+        self.require_over_the_board(RuleId::Ocr1_3, "there is no touch-move online")?;
         if kind == TouchKind::Accidental {
             return Ok(Vec::new());
         }
@@ -32,7 +33,7 @@ impl Game {
         }
         if color != self.has_move() {
             let what = if kind == TouchKind::Adjust { "adjusting" } else { "touching a piece" };
-            return Ok(vec![self.warn(color, format!("{what} when not having the move"), "FIDE-4.2a")]);
+            return Ok(vec![self.warn(color, format!("{what} when not having the move"), RuleId::Fide4_2a)]);
         }
         if matches!(self.pending, Some(Pending::Illegal { .. }) | Some(Pending::Refused { .. })) {
             // Still bound by the piece already moved; further touches add to the order.
@@ -54,14 +55,14 @@ impl Game {
     }
 
     pub(super) fn promotion_touched(&mut self, color: Color, role: Role) -> Outcome {
-        self.require_over_the_board("OCR-1.3", "promotion is chosen with the move online")?;
+        self.require_over_the_board(RuleId::Ocr1_3, "promotion is chosen with the move online")?;
         if color != self.has_move() {
             return Err(reject(RejectReason::NotYourTurn, None, format!("{color} does not have the move")));
         }
         if matches!(role, Role::Pawn | Role::King) {
             return Err(reject(
                 RejectReason::InvalidArgument,
-                Some("FIDE-3.7"),
+                Some(RuleId::Fide3_7),
                 "a pawn promotes to a queen, rook, bishop or knight",
             ));
         }
