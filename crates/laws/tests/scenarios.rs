@@ -9,7 +9,7 @@ use arbiter_laws::event::{Answer, ClaimKind, Event, MoveInput, PenaltyKind, Touc
 use arbiter_laws::game::Game;
 use arbiter_laws::regulations::{DrawOfferRestriction, Mode};
 use arbiter_laws::rule::RuleId;
-use arbiter_laws::ruling::{Decision, GameResult, RejectReason};
+use arbiter_laws::ruling::{Decision, EndCause, GameResult, RejectReason};
 use common::*;
 
 // ---------- 19.1 Touch-move ----------
@@ -251,6 +251,8 @@ fn as_27_mate_completes_the_move_and_beats_the_flag() {
     let rs = s.ev(Event::MakeMove { color: W, mv: mi("c1c8") });
     assert!(rs.iter().any(|r| r.rule == RuleId::Fide6_9));
     assert_eq!(s.result(), Some(GameResult::Draw), "lone king cannot mate");
+    // A draw by the flag is still an end by the flag (the server counts flags by it).
+    assert_eq!(s.g.end().map(|e| e.cause), Some(EndCause::Flag));
 }
 
 #[test]
