@@ -11,6 +11,7 @@ pub mod clock;
 pub mod event;
 pub mod game;
 pub mod regulations;
+pub mod rule;
 pub mod ruling;
 pub mod scoring;
 pub mod time_control;

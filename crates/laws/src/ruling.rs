@@ -3,6 +3,7 @@
 
 use arbiter_chess::Color;
 
+pub use crate::rule::RuleId;
 pub use crate::scoring::GameResult;
 
 /// How the game ended.
@@ -12,8 +13,9 @@ pub struct GameEnd {
     /// Why, in words (e.g. "checkmate", "flag fell; opponent cannot checkmate").
     pub reason: String,
     /// The Article the result rests on.
-    #[serde(with = "crate::ruling::rule_id")]
-    pub rule: crate::ruling::RuleId,
+    pub rule: RuleId,
+    /// What ended the game, for code that must not read `reason`.
+    pub cause: EndCause,
     /// Armageddon: the match result differs from the game result (a draw
     /// counts as a win for Black, ARM-1).
     pub armageddon_winner: Option<Color>,
@@ -23,6 +25,64 @@ pub struct GameEnd {
     /// `None` without score penalties.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub board_result: Option<GameResult>,
+}
+
+/// What ended a game: one per way the state machine ends it. The result
+/// says who won; the cause says why, also when the result is a draw
+/// because the opponent cannot checkmate (a flag, a resignation, a second
+/// illegal move) or an annulment.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EndCause {
+    /// 5.1.1.
+    Checkmate,
+    /// 5.2.1 (OCR 5.4.2 online).
+    Stalemate,
+    /// 5.2.2 (OCR 5.4.3 online).
+    DeadPosition,
+    /// 9.6.1.
+    FivefoldRepetition,
+    /// 9.6.2.
+    SeventyFiveMoves,
+    /// 9.2 claimed over the board, OCR 5.4.1 automatic online.
+    ThreefoldRepetition,
+    /// 9.3 claimed over the board, OCR 5.4.4 automatic online.
+    FiftyMoves,
+    /// 5.2.3: a draw agreed by both players.
+    Agreement,
+    /// 5.1.2.
+    Resignation,
+    /// 6.9 (OCR 4.3 online): a flag fell; a draw when the opponent cannot
+    /// checkmate.
+    Flag,
+    /// 6.7: a player did not arrive within the default time (a forfeit).
+    DefaultTime,
+    /// OCR 11.4.2: a disconnected player did not come back within the
+    /// reconnect window.
+    NotReconnected,
+    /// 7.5.5: a second completed illegal move.
+    IllegalMoves,
+    /// A.5.4: an illegal position still on the board once the next move
+    /// was completed (`observe = false`): a draw.
+    IllegalPosition,
+    /// 12.9: the arbiter declared the game lost as a penalty.
+    ArbiterPenalty,
+    /// 8.7 (OCR 15.3, 15.4 online): a result declared by the arbiter.
+    DeclaredByArbiter,
+    /// 11.3.2: an electronic device found on a player.
+    ElectronicDevice,
+    /// 6.9 with DEC-4: answering the question the analyser left open, the
+    /// arbiter found that the winner of the previous end cannot checkmate:
+    /// a draw.
+    NoPossibleCheckmate,
+    /// Guidelines III.5: the arbiter accepted that the opponent cannot win
+    /// by normal means: a draw.
+    NoWinningAttempt,
+    /// 7.2.1 (and A.5.1.2 before the ten-move cut-off): a wrong initial
+    /// position annuls the game.
+    WrongInitialPosition,
+    /// 7.3 (OCR 15.2 online): colours reversed before ten moves by both
+    /// players annul the game.
+    ColoursReversed,
 }
 
 /// What a ruling decided, with its facts.
@@ -198,13 +258,12 @@ pub enum Decision {
 pub struct Ruling {
     /// The rule id, e.g. `FIDE-7.5.5`, `OCR-5.4`, `ARB` for a plain arbiter
     /// action with no Article.
-    #[serde(with = "crate::ruling::rule_id")]
-    pub rule: crate::ruling::RuleId,
+    pub rule: RuleId,
     pub decision: Decision,
 }
 
 impl Ruling {
-    pub fn new(rule: &'static str, decision: Decision) -> Ruling {
+    pub fn new(rule: RuleId, decision: Decision) -> Ruling {
         Ruling { rule, decision }
     }
 }
@@ -244,134 +303,12 @@ pub enum RejectReason {
 pub struct Rejection {
     pub reason: RejectReason,
     /// The Article that forbids it, where one applies.
-    #[serde(with = "crate::ruling::optional_rule_id")]
-    pub rule: Option<crate::ruling::RuleId>,
+    pub rule: Option<RuleId>,
     pub message: String,
 }
 
 impl Rejection {
-    pub fn new(reason: RejectReason, rule: Option<&'static str>, message: impl Into<String>) -> Rejection {
+    pub fn new(reason: RejectReason, rule: Option<RuleId>, message: impl Into<String>) -> Rejection {
         Rejection { reason, rule, message: message.into() }
-    }
-}
-
-/// A rule id such as `FIDE-7.5.5` (an alias, so that serde does not try to
-/// borrow it from the input).
-pub type RuleId = &'static str;
-
-/// Every rule id the state machine can record (rulings, rejections, ends,
-/// obligations). A test checks that the sources name no other, so that a
-/// stored state can always be read back.
-pub const RULE_IDS: &[&str] = &[
-    "CN-7",
-    "DEC-11",
-    "DEC-12",
-    "FIDE-1.3",
-    "FIDE-3.7",
-    "FIDE-4",
-    "FIDE-4.2a",
-    "FIDE-4.3a",
-    "FIDE-4.3b",
-    "FIDE-4.3c",
-    "FIDE-4.4a",
-    "FIDE-4.4b",
-    "FIDE-4.4c",
-    "FIDE-4.7",
-    "FIDE-5.1.1",
-    "FIDE-5.1.2",
-    "FIDE-5.2.1",
-    "FIDE-5.2.2",
-    "FIDE-5.2.3",
-    "FIDE-6",
-    "FIDE-6.10",
-    "FIDE-6.11",
-    "FIDE-6.2a",
-    "FIDE-6.2c",
-    "FIDE-6.6",
-    "FIDE-6.7a",
-    "FIDE-6.9",
-    "FIDE-7.2a",
-    "FIDE-7.2b",
-    "FIDE-7.3",
-    "FIDE-7.5.1",
-    "FIDE-7.5.2",
-    "FIDE-7.5.4",
-    "FIDE-7.5.5",
-    "FIDE-8.7",
-    "FIDE-9.1.1",
-    "FIDE-9.1.2a",
-    "FIDE-9.1.2b",
-    "FIDE-9.2",
-    "FIDE-9.3",
-    "FIDE-9.5c",
-    "FIDE-9.6.1",
-    "FIDE-9.6.2",
-    "FIDE-11.3b",
-    "FIDE-12.9",
-    "FIDE-12.9.4",
-    "FIDE-12.9.5",
-    "FIDE-A.5.1",
-    "FIDE-A.5.2",
-    "FIDE-A.5.4",
-    "FIDE-III.4",
-    "FIDE-III.5",
-    "OCR-1.3",
-    "OCR-3.1",
-    "OCR-3.1.2",
-    "OCR-3.1.5",
-    "OCR-4.3",
-    "OCR-4.4",
-    "OCR-5.3",
-    "OCR-5.4.1",
-    "OCR-5.4.2",
-    "OCR-5.4.3",
-    "OCR-5.4.4",
-    "OCR-11",
-    "OCR-11.4",
-    "OCR-11.4.1",
-    "OCR-11.4.2",
-    "OCR-15.2",
-    "OCR-15.3",
-    "OCR-15.4",
-];
-
-/// The static rule id equal to `text`, if it is a known one.
-pub fn known_rule(text: &str) -> Option<&'static str> {
-    RULE_IDS.iter().copied().find(|r| *r == text)
-}
-
-/// Serde for `&'static str` rule ids: written as text, read back into the
-/// static id (unknown ids are an error, never a leak).
-pub mod rule_id {
-    use serde::{Deserialize, Deserializer, Serializer, de};
-
-    pub fn serialize<S: Serializer>(rule: &&'static str, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(rule)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
-        let text = String::deserialize(d)?;
-        super::known_rule(&text).ok_or_else(|| de::Error::custom(format!("unknown rule id {text:?}")))
-    }
-}
-
-/// As [`rule_id`], for an optional rule id.
-pub mod optional_rule_id {
-    use serde::{Deserialize, Deserializer, Serializer, de};
-
-    pub fn serialize<S: Serializer>(rule: &Option<&'static str>, s: S) -> Result<S::Ok, S::Error> {
-        match rule {
-            Some(r) => s.serialize_some(r),
-            None => s.serialize_none(),
-        }
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'static str>, D::Error> {
-        match Option::<String>::deserialize(d)? {
-            None => Ok(None),
-            Some(text) => super::known_rule(&text)
-                .map(Some)
-                .ok_or_else(|| de::Error::custom(format!("unknown rule id {text:?}"))),
-        }
     }
 }

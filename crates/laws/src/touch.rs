@@ -27,14 +27,15 @@
 
 use arbiter_chess::{Bitboard, CastlingSide, Move, Position, Role, Square};
 
+use crate::rule::RuleId;
+
 /// The moves a player may make after touching pieces.
 #[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct Obligation {
     /// The legal moves that satisfy the Laws; never empty.
     pub allowed: Vec<Move>,
     /// The Article that binds the player (e.g. `FIDE-4.3a`).
-    #[serde(with = "crate::ruling::rule_id")]
-    pub rule: crate::ruling::RuleId,
+    pub rule: RuleId,
     /// A sentence for the players, naming the piece or square.
     pub reason: String,
 }
@@ -139,7 +140,7 @@ pub fn obligation_with_bans(pos: &Position, touched: &[Square], banned: Bitboard
     }
 
     if theirs.is_empty() {
-        return first_movable(cx, &own, "FIDE-4.3a");
+        return first_movable(cx, &own, RuleId::Fide4_3a);
     }
     if own.is_empty() {
         for &sq in &theirs {
@@ -147,7 +148,7 @@ pub fn obligation_with_bans(pos: &Position, touched: &[Square], banned: Bitboard
             if !caps.is_empty() {
                 return Some(Obligation {
                     allowed: caps,
-                    rule: "FIDE-4.3b",
+                    rule: RuleId::Fide4_3b,
                     reason: format!("{} was touched and must be captured", piece_name(pos, sq)),
                 });
             }
@@ -161,7 +162,7 @@ pub fn obligation_with_bans(pos: &Position, touched: &[Square], banned: Bitboard
     if !capture.is_empty() {
         return Some(Obligation {
             allowed: capture,
-            rule: "FIDE-4.3c",
+            rule: RuleId::Fide4_3c,
             reason: format!("{} must capture {}", piece_name(pos, first_own), piece_name(pos, first_theirs)),
         });
     }
@@ -171,7 +172,7 @@ pub fn obligation_with_bans(pos: &Position, touched: &[Square], banned: Bitboard
             if !moves.is_empty() {
                 return Some(Obligation {
                     allowed: moves,
-                    rule: "FIDE-4.3c",
+                    rule: RuleId::Fide4_3c,
                     reason: format!("{} was touched first and must be moved", piece_name(pos, sq)),
                 });
             }
@@ -180,7 +181,7 @@ pub fn obligation_with_bans(pos: &Position, touched: &[Square], banned: Bitboard
             if !caps.is_empty() {
                 return Some(Obligation {
                     allowed: caps,
-                    rule: "FIDE-4.3c",
+                    rule: RuleId::Fide4_3c,
                     reason: format!("{} was touched first and must be captured", piece_name(pos, sq)),
                 });
             }
@@ -190,7 +191,7 @@ pub fn obligation_with_bans(pos: &Position, touched: &[Square], banned: Bitboard
 }
 
 /// 4.3.1: the first touched own piece that has a legal move.
-fn first_movable(cx: Ctx<'_>, own: &[Square], rule: &'static str) -> Option<Obligation> {
+fn first_movable(cx: Ctx<'_>, own: &[Square], rule: RuleId) -> Option<Obligation> {
     for &sq in own {
         let moves = cx.moves_from(sq);
         if !moves.is_empty() {
@@ -212,7 +213,7 @@ fn castling_first(cx: Ctx<'_>, king: Square, side: CastlingSide) -> Obligation {
         let name = if side == CastlingSide::KingSide { "O-O" } else { "O-O-O" };
         return Obligation {
             allowed: castle,
-            rule: "FIDE-4.4a",
+            rule: RuleId::Fide4_4a,
             reason: format!("king and rook were touched: {name} must be played"),
         };
     }
@@ -221,13 +222,13 @@ fn castling_first(cx: Ctx<'_>, king: Square, side: CastlingSide) -> Obligation {
     if !king_moves.is_empty() {
         return Obligation {
             allowed: king_moves,
-            rule: "FIDE-4.4c",
+            rule: RuleId::Fide4_4c,
             reason: "castling was intended but is illegal: another king move must be played".into(),
         };
     }
     Obligation {
         allowed: cx.legal(Bitboard::FULL, Bitboard::FULL),
-        rule: "FIDE-4.4c",
+        rule: RuleId::Fide4_4c,
         reason: "the king cannot move: any legal move".into(),
     }
 }
@@ -239,7 +240,7 @@ fn rook_first(cx: Ctx<'_>, rook: Square, king: Square, side: CastlingSide) -> Op
     if !rook_moves.is_empty() {
         return Some(Obligation {
             allowed: rook_moves,
-            rule: "FIDE-4.4b",
+            rule: RuleId::Fide4_4b,
             reason: format!(
                 "{} was touched before the king: it must be moved, not castled",
                 piece_name(cx.pos, rook)
@@ -251,7 +252,7 @@ fn rook_first(cx: Ctx<'_>, rook: Square, king: Square, side: CastlingSide) -> Op
     if !king_moves.is_empty() {
         return Some(Obligation {
             allowed: king_moves,
-            rule: "FIDE-4.4b",
+            rule: RuleId::Fide4_4b,
             reason: "the rook cannot move: the king must be moved (no castling on that side)".into(),
         });
     }
@@ -285,7 +286,7 @@ mod tests {
         let p = pos_after("e4 e5 Nf3");
         let o = obligation(&p, &[sq("b8")]);
         assert_eq!(sans(&p, &o), ["Na6", "Nc6"]);
-        assert_eq!(o.unwrap().rule, "FIDE-4.3a");
+        assert_eq!(o.unwrap().rule, RuleId::Fide4_3a);
     }
 
     #[test]
@@ -306,7 +307,7 @@ mod tests {
         let p = pos_after("e4 d5");
         let o = obligation(&p, &[sq("d5")]);
         assert_eq!(sans(&p, &o), ["exd5"]);
-        assert_eq!(o.unwrap().rule, "FIDE-4.3b");
+        assert_eq!(o.unwrap().rule, RuleId::Fide4_3b);
     }
 
     #[test]
@@ -316,7 +317,7 @@ mod tests {
         let p = Position::from_fen("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1").unwrap();
         let o = obligation_with_bans(&p, &[sq("e1"), sq("h1")], Bitboard::from_square(sq("h1")));
         assert_eq!(sans(&p, &o), ["Kd1", "Kf1", "O-O-O"]);
-        assert_eq!(o.unwrap().rule, "FIDE-4.4c");
+        assert_eq!(o.unwrap().rule, RuleId::Fide4_4c);
         // The king alone touched: its moves without the banned castling.
         let o = obligation_with_bans(&p, &[sq("e1")], Bitboard::from_square(sq("h1")));
         assert_eq!(sans(&p, &o), ["Kd1", "Kf1", "O-O-O"]);
@@ -327,7 +328,7 @@ mod tests {
         let p = Position::from_fen("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1").unwrap();
         let o = obligation(&p, &[sq("e1"), sq("h1")]);
         assert_eq!(sans(&p, &o), ["O-O"]);
-        assert_eq!(o.unwrap().rule, "FIDE-4.4a");
+        assert_eq!(o.unwrap().rule, RuleId::Fide4_4a);
     }
 
     #[test]
@@ -335,7 +336,7 @@ mod tests {
         let p = Position::from_fen("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1").unwrap();
         let o = obligation(&p, &[sq("h1"), sq("e1")]);
         assert_eq!(sans(&p, &o), ["Rf1", "Rg1"]);
-        assert_eq!(o.unwrap().rule, "FIDE-4.4b");
+        assert_eq!(o.unwrap().rule, RuleId::Fide4_4b);
     }
 
     #[test]
@@ -347,7 +348,7 @@ mod tests {
         let mut got = sans(&blocked, &o);
         got.sort();
         assert_eq!(got, ["Kd1", "Kd2", "Ke2", "Kf1", "Kf2", "O-O-O"]);
-        assert_eq!(o.unwrap().rule, "FIDE-4.4c");
+        assert_eq!(o.unwrap().rule, RuleId::Fide4_4c);
     }
 
     #[test]

@@ -8,6 +8,7 @@ mod common;
 use arbiter_laws::event::{ClaimKind, DeclaredResult, Event, PenaltyKind, SetupError};
 use arbiter_laws::game::Game;
 use arbiter_laws::regulations::{Mode, Regime};
+use arbiter_laws::rule::RuleId;
 use arbiter_laws::ruling::{Decision, GameResult, RejectReason};
 use arbiter_laws::scoring::{
     PointSystem, Points, Score, ScoreAdjustment, ScoreAdjustmentKind, ScoringError, points,
@@ -43,7 +44,7 @@ fn service_resumed_records_the_outage_and_changes_no_clock() {
     let (w, b) = (s.remaining(W), s.remaining(B));
     let rs = s.ev(Event::ServiceResumed { outage_ms: 95_000 });
     assert_eq!(rs.len(), 1);
-    assert_eq!(rs[0].rule, "FIDE-6.11");
+    assert_eq!(rs[0].rule, RuleId::Fide6_11);
     assert_eq!(rs[0].decision, Decision::ClockResumedAfterOutage { outage_ms: 95_000 });
     assert_eq!((s.remaining(W), s.remaining(B)), (w, b));
     // Black's clock still runs: the event paused nothing.
@@ -69,13 +70,13 @@ fn service_resumed_is_a_system_event_not_a_players_act() {
 fn service_resumed_is_refused_before_the_start_after_the_end_and_with_a_negative_outage() {
     let mut s = S::unstarted(regs("90+30", Mode::OverTheBoard, None));
     let r = s.rej(Event::ServiceResumed { outage_ms: 10 });
-    assert_eq!((r.reason, r.rule), (RejectReason::NotApplicable, Some("FIDE-6.11")));
+    assert_eq!((r.reason, r.rule), (RejectReason::NotApplicable, Some(RuleId::Fide6_11)));
     s.ev(Event::Start);
     let r = s.rej(Event::ServiceResumed { outage_ms: -1 });
-    assert_eq!((r.reason, r.rule), (RejectReason::InvalidArgument, Some("FIDE-6.11")));
+    assert_eq!((r.reason, r.rule), (RejectReason::InvalidArgument, Some(RuleId::Fide6_11)));
     s.ev(Event::Resign { color: W });
     let r = s.rej(Event::ServiceResumed { outage_ms: 10 });
-    assert_eq!((r.reason, r.rule), (RejectReason::NotApplicable, Some("FIDE-6.11")));
+    assert_eq!((r.reason, r.rule), (RejectReason::NotApplicable, Some(RuleId::Fide6_11)));
 }
 
 #[test]
@@ -85,7 +86,7 @@ fn service_resumed_applies_like_an_arbiter_action_when_time_ran_out() {
     let rs = s.ev(Event::ServiceResumed { outage_ms: 60_000 });
     // The flag fell at 3:00, before the event: the game is lost (6.9), and
     // the outage is still recorded.
-    assert_eq!(rules(&rs), ["FIDE-6.9", "FIDE-6.11"]);
+    assert_eq!(rules(&rs), [RuleId::Fide6_9, RuleId::Fide6_11]);
     assert!(matches!(rs[1].decision, Decision::ClockResumedAfterOutage { outage_ms: 60_000 }));
     assert_eq!(s.result(), Some(GameResult::BlackWins));
 }
@@ -113,7 +114,7 @@ fn wrong_initial_position_in_standard_annuls_at_any_move() {
     let rs = s.ev(setup(SetupError::WrongInitialPosition));
     let end = s.g.end().unwrap();
     assert_eq!(end.result, GameResult::Annulled);
-    assert_eq!(end.rule, "FIDE-7.2a");
+    assert_eq!(end.rule, RuleId::Fide7_2a);
     assert!(end.reason.contains("new game"), "{}", end.reason);
     assert!(matches!(&rs[0].decision, Decision::GameOver(e) if e.result == GameResult::Annulled));
     // The clocks stop with the game.
@@ -140,7 +141,7 @@ fn a_5_1_2_no_set_up_claim_once_each_player_completed_ten_moves() {
     assert_eq!((s.g.moves_completed(W), s.g.moves_completed(B)), (10, 10));
     for error in [SetupError::WrongInitialPosition, SetupError::BoardWronglyOriented] {
         let r = s.rej(setup(error));
-        assert_eq!((r.reason, r.rule), (RejectReason::NotApplicable, Some("FIDE-A.5.1")), "{error:?}");
+        assert_eq!((r.reason, r.rule), (RejectReason::NotApplicable, Some(RuleId::FideA5_1)), "{error:?}");
         assert!(r.message.contains("A.5.1.2"), "{}", r.message);
     }
     // The game goes on.
@@ -151,7 +152,7 @@ fn a_5_1_2_no_set_up_claim_once_each_player_completed_ten_moves() {
 fn blitz_under_b_3_closes_set_up_claims_too_but_not_the_full_regime() {
     let mut s = S::otb("3+2", None);
     s.play(TEN_EACH);
-    assert_eq!(s.rej(setup(SetupError::WrongInitialPosition)).rule, Some("FIDE-A.5.1"));
+    assert_eq!(s.rej(setup(SetupError::WrongInitialPosition)).rule, Some(RuleId::FideA5_1));
     // A.4 / B.2: the full Competitive Rules, 7.2.1 without a move limit.
     let mut r = regs("3+2", Mode::OverTheBoard, None);
     r.regime = Regime::Full;
@@ -182,7 +183,7 @@ fn a_5_1_2_misplaced_king_after_ten_moves_bans_that_sides_castling_over_the_boar
     let mut s = S::otb("15+10", None);
     s.play(TEN_EACH);
     let rs = s.ev(king_misplaced(W));
-    assert_eq!(rules(&rs), ["FIDE-A.5.1"]);
+    assert_eq!(rules(&rs), [RuleId::FideA5_1]);
     assert!(
         matches!(&rs[0].decision, Decision::SetupErrorStands { error: SetupError::KingMisplaced { color: W }, note }
             if note.contains("may not castle")),
@@ -194,11 +195,11 @@ fn a_5_1_2_misplaced_king_after_ten_moves_bans_that_sides_castling_over_the_boar
     s.play(READY_TO_CASTLE);
     // O-O is now an illegal move: made, it is not completed (7.5.1) ...
     let rs = s.make(W, "e1g1");
-    assert_eq!(rules(&rs), ["FIDE-7.5.1"]);
+    assert_eq!(rules(&rs), [RuleId::Fide7_5_1]);
     assert!(matches!(&rs[0].decision, Decision::IllegalMoveNotCompleted { color: W, .. }));
     // ... and completed by the press, it is penalised like any illegal move.
     let rs = s.press(W);
-    assert_eq!(illegal_moves(&rs), [("FIDE-7.5.1", 1)]);
+    assert_eq!(illegal_moves(&rs), [(RuleId::Fide7_5_1, 1)]);
     assert_eq!(s.g.illegal_move_count(W), 1);
     // The king was touched: it must move, but castling on either side is
     // not among its moves any more.
@@ -206,7 +207,7 @@ fn a_5_1_2_misplaced_king_after_ten_moves_bans_that_sides_castling_over_the_boar
     assert!(allowed.contains(&"Kf1".to_string()), "{allowed:?}");
     assert!(!allowed.iter().any(|m| m.starts_with("O-O")), "{allowed:?}");
     let rs = s.make(W, "e1c1");
-    assert_eq!(rules(&rs), ["FIDE-7.5.1"]);
+    assert_eq!(rules(&rs), [RuleId::Fide7_5_1]);
     s.make(W, "e1f1");
     s.press(W);
     // Black is not concerned: he may still castle.
@@ -219,7 +220,7 @@ fn a_5_1_2_misplaced_rook_bans_castling_with_that_rook_only() {
     let mut s = S::otb("3+2", None);
     s.play(TEN_EACH);
     let rs = s.ev(rook_misplaced("h1"));
-    assert_eq!(rules(&rs), ["FIDE-A.5.1"]);
+    assert_eq!(rules(&rs), [RuleId::FideA5_1]);
     s.play(READY_TO_CASTLE);
     // Touching the king and then the h1 rook intends a castling that is now
     // illegal: another king move must be made (4.4.3), O-O-O included.
@@ -231,8 +232,8 @@ fn a_5_1_2_misplaced_rook_bans_castling_with_that_rook_only() {
     assert!(!allowed.contains(&"O-O".to_string()), "{allowed:?}");
     assert!(allowed.contains(&"Kf1".to_string()), "{allowed:?}");
     // O-O is illegal, O-O-O is not.
-    assert_eq!(rules(&s.make(W, "e1g1")), ["FIDE-7.5.1"]);
-    assert_eq!(rules(&s.make(W, "e1c1")), ["FIDE-4.7"]);
+    assert_eq!(rules(&s.make(W, "e1g1")), [RuleId::Fide7_5_1]);
+    assert_eq!(rules(&s.make(W, "e1c1")), [RuleId::Fide4_7]);
     s.press(W);
     assert_eq!(s.g.position().king(W), sq("c1"));
     assert_eq!(s.g.illegal_move_count(W), 0);
@@ -259,7 +260,7 @@ fn a_5_1_2_banned_castling_unobserved_stands_unless_claimed() {
     );
     assert_eq!(s.g.position().king(W), sq("g1"));
     let rs = s.ev(Event::ClaimIllegalMove { color: B });
-    assert_eq!(illegal_moves(&rs), [("FIDE-7.5.1", 1)]);
+    assert_eq!(illegal_moves(&rs), [(RuleId::Fide7_5_1, 1)]);
     assert_eq!(s.g.position().king(W), sq("e1"));
 }
 
@@ -269,11 +270,11 @@ fn a_5_1_2_banned_castling_is_refused_online() {
     // Online a repetition draws by itself, so no knight shuffling here.
     s.submit("e3 e6 d3 d6 a3 a6 h3 h6");
     s.submit(READY_TO_CASTLE);
-    assert_eq!(rules(&s.ev(king_misplaced(W))), ["FIDE-A.5.1"]);
-    assert_eq!(rules(&s.ev(rook_misplaced("a8"))), ["FIDE-A.5.1"]);
+    assert_eq!(rules(&s.ev(king_misplaced(W))), [RuleId::FideA5_1]);
+    assert_eq!(rules(&s.ev(rook_misplaced("a8"))), [RuleId::FideA5_1]);
     for uci in ["e1g1", "e1c1", "e1h1"] {
         let r = s.rej(Event::SubmitMove { color: W, mv: mi(uci), premove: false, lag_ms: 0 });
-        assert_eq!((r.reason, r.rule), (RejectReason::IllegalMove, Some("OCR-3.1.2")), "{uci}");
+        assert_eq!((r.reason, r.rule), (RejectReason::IllegalMove, Some(RuleId::Ocr3_1_2)), "{uci}");
     }
     s.submit("Kf1");
     // Black may not castle with the a8 rook but may with the h8 rook.
@@ -290,7 +291,7 @@ fn a_5_1_2_a_banned_castling_written_with_a_claim_is_an_illegal_intended_move() 
     s.ev(king_misplaced(W));
     s.play(READY_TO_CASTLE);
     let rs = s.ev(Event::ClaimDraw { color: W, kind: ClaimKind::Threefold, intended: Some(mi("e1g1")) });
-    assert!(rules(&rs).contains(&"FIDE-9.5c"), "{rs:?}");
+    assert!(rules(&rs).contains(&RuleId::Fide9_5c), "{rs:?}");
     // 9.5.3 with an illegal intended move: another move with the king,
     // which may not castle.
     let allowed = s.allowed();
@@ -306,21 +307,21 @@ fn a_5_1_2_misplaced_king_or_rook_before_the_cut_off_or_outside_a_5_annuls() {
         s.play(NINE_AND_A_HALF);
         s.ev(setup(error));
         assert_eq!(s.result(), Some(GameResult::Annulled), "{error:?}");
-        assert_eq!(s.rule_of_end(), "FIDE-7.2a");
+        assert_eq!(s.rule_of_end(), RuleId::Fide7_2a);
         assert!(s.g.castling_bans().is_empty());
     }
     // Standard play: 7.2.1 at any move.
     let mut s = S::otb("90+30", None);
     s.play(TEN_EACH);
     s.ev(king_misplaced(W));
-    assert_eq!((s.result(), s.rule_of_end()), (Some(GameResult::Annulled), "FIDE-7.2a"));
+    assert_eq!((s.result(), s.rule_of_end()), (Some(GameResult::Annulled), RuleId::Fide7_2a));
     // Rapid under A.4 (the full Competitive Rules): 7.2.1 at any move.
     let mut r = regs("15+10", Mode::OverTheBoard, None);
     r.regime = Regime::Full;
     let mut s = S::new(r);
     s.play(TEN_EACH);
     s.ev(rook_misplaced("h8"));
-    assert_eq!((s.result(), s.rule_of_end()), (Some(GameResult::Annulled), "FIDE-7.2a"));
+    assert_eq!((s.result(), s.rule_of_end()), (Some(GameResult::Annulled), RuleId::Fide7_2a));
 }
 
 #[test]
@@ -328,7 +329,7 @@ fn a_5_1_2_a_misplaced_rook_is_named_by_a_castling_rook_square() {
     let mut s = S::otb("15+10", None);
     s.play(TEN_EACH);
     let r = s.rej(rook_misplaced("e1"));
-    assert_eq!((r.reason, r.rule), (RejectReason::InvalidArgument, Some("FIDE-A.5.1")));
+    assert_eq!((r.reason, r.rule), (RejectReason::InvalidArgument, Some(RuleId::FideA5_1)));
     // Refused whatever the stage of the game, before the annulment too.
     let mut s = S::otb("15+10", None);
     s.play("e4");
@@ -389,9 +390,9 @@ fn a_5_1_2_castling_bans_survive_serde_and_replay() {
 #[test]
 fn set_up_errors_found_after_the_game_leave_the_result_standing() {
     for (error, rule) in [
-        (SetupError::WrongInitialPosition, "FIDE-7.2a"),
-        (SetupError::BoardWronglyOriented, "FIDE-7.2b"),
-        (SetupError::ColoursReversed, "FIDE-7.3"),
+        (SetupError::WrongInitialPosition, RuleId::Fide7_2a),
+        (SetupError::BoardWronglyOriented, RuleId::Fide7_2b),
+        (SetupError::ColoursReversed, RuleId::Fide7_3),
     ] {
         let mut s = S::otb("90+30", None);
         s.play("f3 e5 g4 Qh4#");
@@ -419,7 +420,7 @@ fn wrong_orientation_is_corrected_and_the_game_continues() {
     let fen = s.g.position().fen();
     let rs = s.ev(setup(SetupError::BoardWronglyOriented));
     assert_eq!(rs.len(), 1);
-    assert_eq!(rs[0].rule, "FIDE-7.2b");
+    assert_eq!(rs[0].rule, RuleId::Fide7_2b);
     assert!(matches!(
         &rs[0].decision,
         Decision::SetupErrorStands { error: SetupError::BoardWronglyOriented, .. }
@@ -433,7 +434,7 @@ fn wrong_orientation_is_corrected_and_the_game_continues() {
 fn an_online_board_cannot_be_wrongly_oriented() {
     let mut s = S::online("3+2", None);
     let r = s.rej(setup(SetupError::BoardWronglyOriented));
-    assert_eq!((r.reason, r.rule), (RejectReason::NotApplicable, Some("OCR-1.3")));
+    assert_eq!((r.reason, r.rule), (RejectReason::NotApplicable, Some(RuleId::Ocr1_3)));
 }
 
 // ---------------------------------------------------------------------------
@@ -447,7 +448,7 @@ fn colours_reversed_before_ten_moves_by_both_annuls() {
     // White has made ten moves, Black nine: still fewer than ten by both.
     s.ev(setup(SetupError::ColoursReversed));
     assert_eq!(s.result(), Some(GameResult::Annulled));
-    assert_eq!(s.rule_of_end(), "FIDE-7.3");
+    assert_eq!(s.rule_of_end(), RuleId::Fide7_3);
     assert!(s.g.end().unwrap().reason.contains("correct colours"));
 }
 
@@ -459,7 +460,7 @@ fn colours_reversed_after_blacks_tenth_move_continues() {
     s.make(B, "f6g8");
     let rs = s.ev(setup(SetupError::ColoursReversed));
     assert_eq!(rs.len(), 1);
-    assert_eq!(rs[0].rule, "FIDE-7.3");
+    assert_eq!(rs[0].rule, RuleId::Fide7_3);
     assert!(matches!(&rs[0].decision, Decision::SetupErrorStands { error: SetupError::ColoursReversed, .. }));
     assert!(!s.g.is_over());
     s.press(B);
@@ -472,7 +473,7 @@ fn colours_reversed_applies_in_rapid_after_ten_moves_as_well() {
     let mut s = S::otb("15+10", None);
     s.play(TEN_EACH);
     let rs = s.ev(setup(SetupError::ColoursReversed));
-    assert_eq!(rs[0].rule, "FIDE-7.3");
+    assert_eq!(rs[0].rule, RuleId::Fide7_3);
     assert!(!s.g.is_over());
 }
 
@@ -481,7 +482,7 @@ fn colours_reversed_online_follows_ocr_15_2() {
     let mut s = S::online("3+2", None);
     s.submit("e4 e5");
     s.ev(setup(SetupError::ColoursReversed));
-    assert_eq!((s.result(), s.rule_of_end()), (Some(GameResult::Annulled), "OCR-15.2"));
+    assert_eq!((s.result(), s.rule_of_end()), (Some(GameResult::Annulled), RuleId::Ocr15_2));
 }
 
 #[test]
@@ -501,7 +502,7 @@ fn no_score_penalty_on_an_annulled_game() {
     s.play("e4 e5");
     s.ev(setup(SetupError::WrongInitialPosition));
     let r = s.rej(penalty(W, PenaltyKind::ReduceScore));
-    assert_eq!((r.reason, r.rule), (RejectReason::NotApplicable, Some("FIDE-12.9.5")));
+    assert_eq!((r.reason, r.rule), (RejectReason::NotApplicable, Some(RuleId::Fide12_9_5)));
 }
 
 // ---------------------------------------------------------------------------
@@ -531,7 +532,7 @@ fn reduce_score_during_the_game_applies_to_the_draw() {
     let end = s.g.end().unwrap();
     assert_eq!(end.result, adjusted(Score::Loss, Score::Draw));
     assert_eq!(end.board_result, Some(GameResult::Draw));
-    assert_eq!(end.rule, "FIDE-5.2.3");
+    assert_eq!(end.rule, RuleId::Fide5_2_3);
     assert_eq!(end.result.notation(), "0-½");
     assert_eq!(end.result.pgn_result(), "*");
     assert_eq!(s.g.adjusted_points(&PointSystem::FIDE), Some(Ok((Points::ZERO, Points::HALF))));
@@ -563,7 +564,7 @@ fn score_penalties_do_not_touch_a_result_they_cannot_change() {
     let end = s.g.end().unwrap();
     assert_eq!(end.result, GameResult::WhiteWins);
     assert_eq!(end.board_result, Some(GameResult::WhiteWins));
-    assert_eq!(end.rule, "FIDE-5.1.2");
+    assert_eq!(end.rule, RuleId::Fide5_1_2);
 }
 
 #[test]
@@ -571,12 +572,12 @@ fn a_score_penalty_after_the_game_changes_its_result_at_once() {
     let mut s = S::otb("90+30", None);
     s.play("f3 e5 g4 Qh4#");
     let rs = s.ev(penalty(B, PenaltyKind::ReduceScore));
-    assert_eq!(rules(&rs), ["FIDE-12.9.5", "FIDE-12.9.5"]);
+    assert_eq!(rules(&rs), [RuleId::Fide12_9_5, RuleId::Fide12_9_5]);
     let Decision::GameOver(end) = &rs[1].decision else { panic!("{rs:?}") };
     assert_eq!(end.result, adjusted(Score::Loss, Score::Loss));
     assert_eq!(end.board_result, Some(GameResult::BlackWins));
     // The end keeps the Article it rests on and its reason.
-    assert_eq!((end.rule, end.reason.as_str()), ("FIDE-5.1.1", "checkmate"));
+    assert_eq!((end.rule, end.reason.as_str()), (RuleId::Fide5_1_1, "checkmate"));
     assert_eq!(s.g.end(), Some(end));
     assert_eq!(s.g.adjusted_points(&PointSystem::FIDE), Some(Ok((Points::ZERO, Points::ZERO))));
     // A later correction of the board result keeps the penalty.
@@ -603,7 +604,7 @@ fn no_score_penalty_on_an_unplayed_forfeit() {
     s.ev(Event::Start);
     assert_eq!(s.result(), Some(GameResult::WhiteWinsByForfeit));
     let r = s.rej(penalty(W, PenaltyKind::RaiseOpponentScore));
-    assert_eq!((r.reason, r.rule), (RejectReason::NotApplicable, Some("FIDE-12.9.4")));
+    assert_eq!((r.reason, r.rule), (RejectReason::NotApplicable, Some(RuleId::Fide12_9_4)));
 }
 
 #[test]

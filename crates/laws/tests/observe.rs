@@ -11,6 +11,7 @@ use arbiter_chess::{Color, PositionError};
 use arbiter_laws::event::{Event, MoveInput};
 use arbiter_laws::game::Game;
 use arbiter_laws::regulations::{Mode, Regime, Regulations, RegulationsError};
+use arbiter_laws::rule::RuleId;
 use arbiter_laws::ruling::{Decision, GameResult, RejectReason, Ruling};
 use common::*;
 
@@ -35,16 +36,20 @@ fn claim(color: Color) -> Event {
     Event::ClaimIllegalMove { color }
 }
 
-fn has(rs: &[Ruling], rule: &str, pred: impl Fn(&Decision) -> bool) -> bool {
+fn has(rs: &[Ruling], rule: RuleId, pred: impl Fn(&Decision) -> bool) -> bool {
     rs.iter().any(|r| r.rule == rule && pred(&r.decision))
 }
 
 fn not_acted_on(rs: &[Ruling], color: Color) -> bool {
-    has(rs, "FIDE-A.5.2", |d| matches!(d, Decision::IllegalMoveNotActedOn { color: c, .. } if *c == color))
+    has(
+        rs,
+        RuleId::FideA5_2,
+        |d| matches!(d, Decision::IllegalMoveNotActedOn { color: c, .. } if *c == color),
+    )
 }
 
 fn stands(rs: &[Ruling], color: Color) -> bool {
-    has(rs, "FIDE-A.5.2", |d| matches!(d, Decision::IllegalMoveStands { color: c, .. } if *c == color))
+    has(rs, RuleId::FideA5_2, |d| matches!(d, Decision::IllegalMoveStands { color: c, .. } if *c == color))
 }
 
 fn fen(s: &S) -> String {
@@ -82,9 +87,9 @@ fn observe_false_is_refused_online_only() {
 fn as_23_claimed_before_moving_is_ruled_as_as_22() {
     let mut s = as_22_kd1_completed();
     let rs = s.ev(claim(B));
-    assert!(has(&rs, "FIDE-A.5.2", |d| matches!(d, Decision::IllegalMoveClaimed { color: B, .. })));
-    assert_eq!(illegal_moves(&rs), [("FIDE-7.5.1", 1)]);
-    assert!(rs.iter().any(|r| r.rule == "FIDE-7.5.5"));
+    assert!(has(&rs, RuleId::FideA5_2, |d| matches!(d, Decision::IllegalMoveClaimed { color: B, .. })));
+    assert_eq!(illegal_moves(&rs), [(RuleId::Fide7_5_1, 1)]);
+    assert!(rs.iter().any(|r| r.rule == RuleId::Fide7_5_5));
     assert_eq!(fen(&s), AS21_FEN, "the position before Kd1 is reinstated");
     assert_eq!(s.remaining(W), 65 * SEC, "the increment of the illegal press is removed");
     assert_eq!(s.remaining(B), 58 * SEC + MIN, "one minute in blitz (A.3)");
@@ -100,7 +105,7 @@ fn as_23_claimed_before_moving_is_ruled_as_as_22() {
     assert!(!s.g.is_over());
     s.ev(claim(B));
     assert_eq!(s.result(), Some(GameResult::BlackWins));
-    assert_eq!(s.rule_of_end(), "FIDE-7.5.5");
+    assert_eq!(s.rule_of_end(), RuleId::Fide7_5_5);
 }
 
 #[test]
@@ -125,7 +130,7 @@ fn as_23_illegal_move_nobody_acted_on_stands() {
     assert_eq!(legal, ["Kc1", "Ke1", "Kxd2"]);
     // A claim now is too late, and changes nothing.
     let r = s.rej(claim(B));
-    assert_eq!((r.reason, r.rule), (RejectReason::NotApplicable, Some("FIDE-A.5.2")));
+    assert_eq!((r.reason, r.rule), (RejectReason::NotApplicable, Some(RuleId::FideA5_2)));
     assert!(r.message.contains("too late") && r.message.contains("agreement"), "{}", r.message);
     s.play("Kxd2");
     assert_eq!(fen(&s), "8/3k4/8/8/8/8/3K4/8 b - - 0 51");
@@ -144,7 +149,7 @@ fn as_24_unpromoted_pawn_noticed_too_late() {
     assert!(stands(&rs, B));
     let rs = s.press(W);
     // The arbiter function now sees the position: a pawn on its last rank.
-    assert!(has(&rs, "FIDE-A.5.4", |d| matches!(d, Decision::IllegalPositionObserved { .. })), "{rs:?}");
+    assert!(has(&rs, RuleId::FideA5_4, |d| matches!(d, Decision::IllegalPositionObserved { .. })), "{rs:?}");
     assert!(!s.g.is_over());
     let r = s.rej(claim(W));
     assert!(r.message.contains("too late"), "{}", r.message);
@@ -152,7 +157,7 @@ fn as_24_unpromoted_pawn_noticed_too_late() {
     // The next move is completed with the pawn still on e1 (it cannot move).
     s.play("Ka7");
     assert_eq!(s.result(), Some(GameResult::Draw));
-    assert_eq!(s.rule_of_end(), "FIDE-A.5.4");
+    assert_eq!(s.rule_of_end(), RuleId::FideA5_4);
     assert_eq!(s.g.illegal_move_count(B), 0);
 }
 
@@ -163,7 +168,7 @@ fn as_24_claimed_in_time_gives_the_queen() {
     s.make(B, "f2e1");
     s.press(B);
     let rs = s.ev(claim(W));
-    assert_eq!(illegal_moves(&rs), [("FIDE-7.5.2", 1)]);
+    assert_eq!(illegal_moves(&rs), [(RuleId::Fide7_5_2, 1)]);
     assert_eq!(fen(&s), "k7/2P5/8/8/8/8/8/4q2K w - - 0 46", "the move stands with a queen (7.5.2)");
     assert_eq!(s.remaining(W), 6 * MIN, "one minute in rapid (A.3)");
     assert!(s.g.record().irregular_moves().is_empty());
@@ -185,7 +190,7 @@ fn as_25_both_kings_in_check() -> S {
     let rs = s.press(W);
     assert!(not_acted_on(&rs, W));
     assert!(
-        has(&rs, "FIDE-A.5.4", |d| matches!(
+        has(&rs, RuleId::FideA5_4, |d| matches!(
             d,
             Decision::IllegalPositionObserved { description } if description.contains("both kings are in check")
         )),
@@ -205,7 +210,7 @@ fn as_25a_black_gets_out_of_check_play_continues() {
     assert!(stands(&rs, W));
     let rs = s.press(B);
     assert!(
-        has(&rs, "FIDE-A.5.4", |d| matches!(d, Decision::IllegalPositionCleared { in_check: Some(W) })),
+        has(&rs, RuleId::FideA5_4, |d| matches!(d, Decision::IllegalPositionCleared { in_check: Some(W) })),
         "{rs:?}"
     );
     assert!(!s.g.is_over());
@@ -223,7 +228,7 @@ fn as_25b_both_kings_still_in_check_is_a_draw() {
     s.make(B, "h7h6");
     s.press(B);
     assert_eq!(s.result(), Some(GameResult::Draw));
-    assert_eq!(s.rule_of_end(), "FIDE-A.5.4");
+    assert_eq!(s.rule_of_end(), RuleId::FideA5_4);
 }
 
 #[test]
@@ -234,8 +239,8 @@ fn as_25c_white_still_in_check_after_his_next_move_is_an_illegal_move() {
     s.wait(3 * SEC);
     s.make(W, "e2e3");
     let rs = s.press(W);
-    assert_eq!(illegal_moves(&rs), [("FIDE-A.5.4", 1)], "{rs:?}");
-    assert!(rs.iter().any(|r| r.rule == "FIDE-7.5.5"));
+    assert_eq!(illegal_moves(&rs), [(RuleId::FideA5_4, 1)], "{rs:?}");
+    assert!(rs.iter().any(|r| r.rule == RuleId::Fide7_5_5));
     assert_eq!(s.remaining(B), b + MIN);
     assert_eq!(fen(&s), "3k4/r6p/8/8/8/8/4R3/K7 w - - 3 3", "the position before Re3 is reinstated");
     // The rook was touched: it must parry the check.
@@ -244,7 +249,7 @@ fn as_25c_white_still_in_check_after_his_next_move_is_an_illegal_move() {
     s.make(W, "e2e4");
     s.press(W);
     assert_eq!(s.result(), Some(GameResult::BlackWins));
-    assert_eq!(s.rule_of_end(), "FIDE-7.5.5");
+    assert_eq!(s.rule_of_end(), RuleId::Fide7_5_5);
 }
 
 #[test]
@@ -252,7 +257,7 @@ fn claims_that_are_refused() {
     // Nothing to claim at the start, and never under observe = true.
     let mut s = unobserved("15+10", None);
     let r = s.rej(claim(W));
-    assert_eq!((r.reason, r.rule), (RejectReason::NotApplicable, Some("FIDE-A.5.2")));
+    assert_eq!((r.reason, r.rule), (RejectReason::NotApplicable, Some(RuleId::FideA5_2)));
     let mut observed = S::otb("15+10", None);
     let r = observed.rej(claim(B));
     assert!(r.message.contains("observe = true"), "{}", r.message);
@@ -322,7 +327,7 @@ fn mate_by_an_illegal_move_does_not_end_the_game_but_a_legal_mate_after_one_does
     let rs = s.make(B, "b8b1");
     assert!(stands(&rs, W));
     assert_eq!(s.result(), Some(GameResult::BlackWins));
-    assert_eq!(s.rule_of_end(), "FIDE-5.1.1");
+    assert_eq!(s.rule_of_end(), RuleId::Fide5_1_1);
     // A queen moved like a knight stalemates: no end either.
     let mut s = unobserved("15+10", Some("k7/8/8/8/8/8/8/K1Q5 w - - 0 1"));
     s.make(W, "c1b6");
@@ -341,7 +346,7 @@ fn a_flag_falls_on_an_odd_board() {
     s.wait(16 * MIN);
     s.ev(Event::Tick);
     assert!(s.g.is_over());
-    assert_eq!(s.rule_of_end(), "FIDE-6.9");
+    assert_eq!(s.rule_of_end(), RuleId::Fide6_9);
     // Black's flag after c8=Q+: White (queen) can mate.
     let mut s = unobserved("15+10", Some(AS24_FEN));
     s.make(B, "f2e1");
@@ -367,7 +372,7 @@ fn two_hands_unclaimed_stand_and_claimed_are_taken_back() {
     assert!(not_acted_on(&rs, W));
     assert!(s.g.record().irregular_moves().is_empty(), "the move itself is legal");
     let rs = s.ev(claim(B));
-    assert_eq!(illegal_moves(&rs), [("FIDE-7.5.4", 1)]);
+    assert_eq!(illegal_moves(&rs), [(RuleId::Fide7_5_4, 1)]);
     assert_eq!(s.g.record().ply_count(), 2);
     assert_eq!(s.allowed(), ["exd5"]);
     // Unclaimed, it stands.
@@ -386,12 +391,12 @@ fn what_the_board_cannot_hold_is_ruled_at_once() {
     let mut s = unobserved("90+30", None);
     s.make(W, "e7e5");
     let rs = s.press(W);
-    assert_eq!(illegal_moves(&rs), [("FIDE-7.5.1", 1)]);
+    assert_eq!(illegal_moves(&rs), [(RuleId::Fide7_5_1, 1)]);
     assert_eq!(s.g.position().fen(), arbiter_chess::Position::startpos().fen());
     let mut s = unobserved("90+30", None);
     s.play("e4");
     let rs = s.press(B);
-    assert_eq!(illegal_moves(&rs), [("FIDE-7.5.1", 1)]);
+    assert_eq!(illegal_moves(&rs), [(RuleId::Fide7_5_1, 1)]);
     // An illegal move that cannot stand closes no claim window either way.
     assert!(s.rej(claim(W)).message.contains("there is no illegal move"));
 }
@@ -419,6 +424,6 @@ fn moves_reported_for_a_piece_released_on_its_square_are_not_moves() {
         mv: MoveInput { from: sq("e2"), to: sq("e2"), promotion: None, castle: false },
     });
     let rs = s.press(W);
-    assert_eq!(illegal_moves(&rs), [("FIDE-7.5.1", 1)]);
+    assert_eq!(illegal_moves(&rs), [(RuleId::Fide7_5_1, 1)]);
     assert_eq!(s.g.position().turn(), W);
 }

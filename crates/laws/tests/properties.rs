@@ -10,6 +10,7 @@ use arbiter_chess::{Color, Move, Square};
 use arbiter_laws::event::{Answer, ClaimKind, Event, MoveInput, PenaltyKind, SetupError, TouchKind};
 use arbiter_laws::game::Game;
 use arbiter_laws::regulations::{Mode, Regulations};
+use arbiter_laws::rule::RuleId;
 use arbiter_laws::ruling::{Decision, Ruling};
 use arbiter_laws::time_control::TimeControl;
 
@@ -286,7 +287,7 @@ fn unobserved_event_sequences() {
                             Decision::IllegalMoveStands { .. } => stood += 1,
                             Decision::IllegalMoveClaimed { .. } => claimed += 1,
                             Decision::IllegalPositionObserved { .. } => seen += 1,
-                            Decision::GameOver(end) if end.rule == "FIDE-A.5.4" => drawn += 1,
+                            Decision::GameOver(end) if end.rule == RuleId::FideA5_4 => drawn += 1,
                             _ => {}
                         }
                     }

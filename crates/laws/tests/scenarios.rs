@@ -8,7 +8,8 @@ use arbiter_chess::Role;
 use arbiter_laws::event::{Answer, ClaimKind, Event, MoveInput, PenaltyKind, TouchKind};
 use arbiter_laws::game::Game;
 use arbiter_laws::regulations::{DrawOfferRestriction, Mode};
-use arbiter_laws::ruling::{Decision, GameResult, RejectReason};
+use arbiter_laws::rule::RuleId;
+use arbiter_laws::ruling::{Decision, EndCause, GameResult, RejectReason};
 use common::*;
 
 // ---------- 19.1 Touch-move ----------
@@ -129,7 +130,7 @@ fn as_13_released_piece_is_final() {
     s.make(W, "g1f3");
     let r = s.rej(Event::MakeMove { color: W, mv: mi("f3h4") });
     assert_eq!(r.reason, RejectReason::PieceReleased);
-    assert_eq!(r.rule, Some("FIDE-4.7"));
+    assert_eq!(r.rule, Some(RuleId::Fide4_7));
     s.press(W);
 }
 
@@ -158,7 +159,7 @@ fn as_15_first_completed_illegal_move() {
     s.make(B, "d7d5");
     s.wait(30 * SEC);
     let rs = s.press(B);
-    assert!(rs.iter().any(|r| r.rule == "FIDE-7.5.5"));
+    assert!(rs.iter().any(|r| r.rule == RuleId::Fide7_5_5));
     assert_eq!(s.remaining(B), 41 * MIN + 10 * SEC);
     assert_eq!(s.remaining(W), 37 * MIN);
     assert_eq!(s.g.illegal_move_count(B), 1);
@@ -184,7 +185,7 @@ fn as_16_second_illegal_move_loses() {
     s.make(B, "e7a1");
     s.press(B);
     assert_eq!(s.result(), Some(GameResult::WhiteWins));
-    assert_eq!(s.rule_of_end(), "FIDE-7.5.5");
+    assert_eq!(s.rule_of_end(), RuleId::Fide7_5_5);
 }
 
 #[test]
@@ -196,7 +197,7 @@ fn as_17_second_illegal_move_but_opponent_cannot_mate() {
     s.make(W, "e1e3");
     s.press(W);
     assert_eq!(s.result(), Some(GameResult::Draw));
-    assert_eq!(s.rule_of_end(), "FIDE-7.5.5");
+    assert_eq!(s.rule_of_end(), RuleId::Fide7_5_5);
 }
 
 #[test]
@@ -231,7 +232,7 @@ fn as_26_stalemate_then_resignation_is_void() {
     let mut s = S::otb("3+0", Some("k7/8/1K6/8/8/8/8/2Q5 w - - 0 50"));
     s.make(W, "c1c7");
     assert_eq!(s.result(), Some(GameResult::Draw));
-    assert_eq!(s.rule_of_end(), "FIDE-5.2.1");
+    assert_eq!(s.rule_of_end(), RuleId::Fide5_2_1);
     let r = s.rej(Event::Resign { color: B });
     assert_eq!(r.reason, RejectReason::GameOver);
 }
@@ -248,8 +249,10 @@ fn as_27_mate_completes_the_move_and_beats_the_flag() {
     s.ev(Event::SetClock { color: W, remaining_ms: 800 });
     s.wait(900);
     let rs = s.ev(Event::MakeMove { color: W, mv: mi("c1c8") });
-    assert!(rs.iter().any(|r| r.rule == "FIDE-6.9"));
+    assert!(rs.iter().any(|r| r.rule == RuleId::Fide6_9));
     assert_eq!(s.result(), Some(GameResult::Draw), "lone king cannot mate");
+    // A draw by the flag is still an end by the flag (the server counts flags by it).
+    assert_eq!(s.g.end().map(|e| e.cause), Some(EndCause::Flag));
 }
 
 #[test]
@@ -257,7 +260,7 @@ fn as_28_resignation_when_the_opponent_cannot_mate() {
     let mut s = S::otb("90+30", Some("4k3/8/8/8/8/8/8/3QK3 w - - 0 40"));
     s.ev(Event::Resign { color: W });
     assert_eq!(s.result(), Some(GameResult::Draw));
-    assert_eq!(s.rule_of_end(), "FIDE-5.1.2");
+    assert_eq!(s.rule_of_end(), RuleId::Fide5_1_2);
     let mut s = S::otb("90+30", Some("4k3/8/8/8/8/8/8/3QK3 w - - 0 40"));
     s.ev(Event::Resign { color: B });
     assert_eq!(s.result(), Some(GameResult::WhiteWins));
@@ -268,7 +271,7 @@ fn as_29_dead_position_by_capture() {
     let mut s = S::otb("3+0", Some("8/8/4k3/8/2b3p1/8/8/3BK3 w - - 0 60"));
     s.make(W, "d1g4");
     assert_eq!(s.result(), Some(GameResult::Draw));
-    assert_eq!(s.rule_of_end(), "FIDE-5.2.2");
+    assert_eq!(s.rule_of_end(), RuleId::Fide5_2_2);
 }
 
 #[test]
@@ -278,7 +281,7 @@ fn as_30_agreement_before_both_have_moved() {
     s.ev(Event::OfferDraw { color: W });
     s.press(W);
     let r = s.rej(Event::AcceptDraw { color: B });
-    assert_eq!(r.rule, Some("FIDE-5.2.3"));
+    assert_eq!(r.rule, Some(RuleId::Fide5_2_3));
     s.touch(B, "g8");
     assert!(s.g.draw_offer().is_none(), "the offer lapses when Black touches a piece");
 }
@@ -297,7 +300,7 @@ fn flag(fen: &str) -> S {
 fn as_31_flag_opponent_knight_cannot_mate_lone_king() {
     let s = flag("8/8/8/4k3/8/2n5/8/4K3 w - - 0 60");
     assert_eq!(s.result(), Some(GameResult::Draw));
-    assert_eq!(s.rule_of_end(), "FIDE-6.9");
+    assert_eq!(s.rule_of_end(), RuleId::Fide6_9);
 }
 
 #[test]
@@ -419,7 +422,7 @@ fn as_53_cn7_alternation() {
     s.ev(Event::DeclineDraw { color: B });
     s.play("Nf3 Nc6");
     let r = s.rej(Event::OfferDraw { color: W });
-    assert_eq!(r.rule, Some("CN-7"));
+    assert_eq!(r.rule, Some(RuleId::Cn7));
     s.play("Bc4");
     s.ev(Event::OfferDraw { color: B });
     s.ev(Event::DeclineDraw { color: W });
@@ -440,7 +443,7 @@ fn as_54_sofia_restriction_but_claims_are_checked() {
     let mut s = S::new(r);
     s.play("Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1");
     let r = s.rej(Event::OfferDraw { color: B });
-    assert_eq!(r.rule, Some("FIDE-9.1.1"));
+    assert_eq!(r.rule, Some(RuleId::Fide9_1_1));
     s.ev(Event::ClaimDraw { color: B, kind: ClaimKind::Threefold, intended: Some(mi("f6g8")) });
     assert_eq!(s.result(), Some(GameResult::Draw));
 }
@@ -453,7 +456,7 @@ fn as_55_threefold_claim_with_intended_move() {
     s.play("Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1");
     s.ev(Event::ClaimDraw { color: B, kind: ClaimKind::Threefold, intended: Some(mi("f6g8")) });
     assert_eq!(s.result(), Some(GameResult::Draw));
-    assert_eq!(s.rule_of_end(), "FIDE-9.2");
+    assert_eq!(s.rule_of_end(), RuleId::Fide9_2);
 }
 
 #[test]
@@ -490,7 +493,7 @@ fn as_61_fifty_move_claim_with_intended_move() {
     let mut s = S::otb("90+30", Some("8/8/8/4k3/8/8/4K3/4R3 w - - 99 80"));
     s.ev(Event::ClaimDraw { color: W, kind: ClaimKind::FiftyMoves, intended: Some(mi("e1a1")) });
     assert_eq!(s.result(), Some(GameResult::Draw));
-    assert_eq!(s.rule_of_end(), "FIDE-9.3");
+    assert_eq!(s.rule_of_end(), RuleId::Fide9_3);
     // Variant: Ra1 played on the board: Black may claim.
     let mut s = S::otb("90+30", Some("8/8/8/4k3/8/8/4K3/4R3 w - - 99 80"));
     s.play("Ra1");
@@ -503,18 +506,18 @@ fn as_62_fivefold_is_automatic() {
     let mut s = S::otb("90+30", None);
     s.play("Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nc3 Nc6 Nb1 Nb8 Nf3 Nf6 Ng1 Ng8");
     assert_eq!(s.result(), Some(GameResult::Draw));
-    assert_eq!(s.rule_of_end(), "FIDE-9.6.1");
+    assert_eq!(s.rule_of_end(), RuleId::Fide9_6_1);
 }
 
 #[test]
 fn as_63_seventy_five_moves_and_mate_precedence() {
     let mut s = S::otb("90+30", Some("8/8/8/4k3/8/8/4K3/4R3 w - - 149 100"));
     s.play("Ra1");
-    assert_eq!(s.rule_of_end(), "FIDE-9.6.2");
+    assert_eq!(s.rule_of_end(), RuleId::Fide9_6_2);
     let mut s = S::otb("90+30", Some("k7/8/1K6/8/8/8/8/2Q5 w - - 149 100"));
     s.play("Qc8#");
     assert_eq!(s.result(), Some(GameResult::WhiteWins));
-    assert_eq!(s.rule_of_end(), "FIDE-5.1.1");
+    assert_eq!(s.rule_of_end(), RuleId::Fide5_1_1);
 }
 
 #[test]
@@ -533,7 +536,7 @@ fn as_66_device_found_opponent_wins_even_without_mate() {
     let mut s = S::otb("90+30", Some("4k3/8/8/8/8/8/8/R3K3 w - - 0 40"));
     s.ev(Event::DeviceFound { color: W });
     assert_eq!(s.result(), Some(GameResult::BlackWins));
-    assert_eq!(s.rule_of_end(), "FIDE-11.3b");
+    assert_eq!(s.rule_of_end(), RuleId::Fide11_3b);
 }
 
 #[test]
@@ -549,7 +552,7 @@ fn as_69_default_time() {
     s.ev(Event::Tick);
     // Black never played: the game is unplayed, a forfeit (+/-).
     assert_eq!(s.result(), Some(GameResult::WhiteWinsByForfeit));
-    assert_eq!(s.rule_of_end(), "FIDE-6.7a");
+    assert_eq!(s.rule_of_end(), RuleId::Fide6_7a);
 }
 
 #[test]
@@ -589,7 +592,7 @@ fn as_71_quickplay_claim_goes_to_the_arbiter() {
     let id = s.g.open_questions()[0].id;
     s.ev(Event::AnswerQuestion { id, answer: Answer::Accept });
     assert_eq!(s.result(), Some(GameResult::Draw));
-    assert_eq!(s.rule_of_end(), "FIDE-III.5");
+    assert_eq!(s.rule_of_end(), RuleId::FideIII5);
 }
 
 #[test]
@@ -661,7 +664,7 @@ fn as_77_online_flag_against_lone_king() {
     s.wait(3 * MIN);
     s.ev(Event::Tick);
     assert_eq!(s.result(), Some(GameResult::Draw));
-    assert_eq!(s.rule_of_end(), "OCR-4.3");
+    assert_eq!(s.rule_of_end(), RuleId::Ocr4_3);
 }
 
 #[test]
@@ -669,10 +672,10 @@ fn as_78_online_automatic_threefold_and_fifty() {
     let mut s = S::online("90+30", None);
     s.submit("Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8");
     assert_eq!(s.result(), Some(GameResult::Draw));
-    assert_eq!(s.rule_of_end(), "OCR-5.4.1");
+    assert_eq!(s.rule_of_end(), RuleId::Ocr5_4_1);
     let mut s = S::online("90+30", Some("8/8/8/4k3/8/8/4K3/4R3 w - - 99 80"));
     s.submit("Ra1");
-    assert_eq!(s.rule_of_end(), "OCR-5.4.4");
+    assert_eq!(s.rule_of_end(), RuleId::Ocr5_4_4);
 }
 
 #[test]
@@ -696,7 +699,7 @@ fn as_79_illegal_premove_is_dropped() {
 fn as_80_online_illegal_move_rejected_no_touch_move() {
     let mut s = S::online("90+30", None);
     let r = s.rej(Event::SubmitMove { color: W, mv: mi("e2e5"), premove: false, lag_ms: 0 });
-    assert_eq!(r.rule, Some("OCR-3.1.2"));
+    assert_eq!(r.rule, Some(RuleId::Ocr3_1_2));
     let r = s.rej(Event::Touch { color: W, square: sq("e2"), kind: TouchKind::Intent });
     assert_eq!(r.reason, RejectReason::NotApplicable);
 }
@@ -720,7 +723,7 @@ fn as_81_disconnection() {
     s.ev(Event::Disconnect { color: W });
     s.wait(20 * SEC);
     s.ev(Event::Tick);
-    assert_eq!(s.rule_of_end(), "OCR-11.4.2");
+    assert_eq!(s.rule_of_end(), RuleId::Ocr11_4_2);
 }
 
 #[test]
@@ -745,7 +748,7 @@ fn as_86_third_illegal_move_rule_not_applied() {
     s.make(W, "e1d2");
     s.press(W);
     assert_eq!(s.result(), Some(GameResult::BlackWins));
-    assert_eq!(s.rule_of_end(), "FIDE-7.5.5");
+    assert_eq!(s.rule_of_end(), RuleId::Fide7_5_5);
 }
 
 // ---------- Machine properties ----------

@@ -10,6 +10,7 @@ mod common;
 use arbiter_laws::event::{ClaimKind, DeclaredResult, Event, PenaltyKind};
 use arbiter_laws::game::Game;
 use arbiter_laws::regulations::{Mode, Regime};
+use arbiter_laws::rule::RuleId;
 use arbiter_laws::ruling::{Decision, GameResult, RejectReason};
 use common::*;
 
@@ -22,10 +23,10 @@ fn as_11_king_released_on_its_castling_square() {
     let mut s = S::otb("90+30", Some(CASTLE_FEN));
     let rs = s.ev(Event::CastlingKingReleased { color: W, to: sq("g1") });
     assert_eq!(obligations(&rs), [["O-O"]]);
-    assert_eq!(rs[0].rule, "FIDE-4.7");
+    assert_eq!(rs[0].rule, RuleId::Fide4_7);
     // The king may not go on to f1: only castling may complete the move.
     let r = s.rej(Event::MakeMove { color: W, mv: mi("e1f1") });
-    assert_eq!((r.reason, r.rule), (RejectReason::PieceReleased, Some("FIDE-4.7")));
+    assert_eq!((r.reason, r.rule), (RejectReason::PieceReleased, Some(RuleId::Fide4_7)));
     assert_eq!(s.g.record().ply_count(), 0, "nothing is on the record yet");
     // Moving the rook completes the castling.
     s.make(W, "e1g1");
@@ -39,7 +40,7 @@ fn as_11_king_released_on_its_castling_square() {
     s.wait(10 * SEC);
     s.ev(Event::CastlingKingReleased { color: W, to: sq("g1") });
     let rs = s.press(W);
-    assert_eq!(illegal_moves(&rs), [("FIDE-7.5.1", 1)]);
+    assert_eq!(illegal_moves(&rs), [(RuleId::Fide7_5_1, 1)]);
     assert_eq!(s.g.illegal_move_count(W), 1);
     assert_eq!(s.remaining(B), b + 2 * MIN);
     assert_eq!(s.remaining(W), 90 * MIN + 30 * SEC - 10 * SEC, "time used kept, increment removed");
@@ -79,9 +80,9 @@ fn as_20_different_illegal_acts_add_up() {
     s.make(B, "b8c6");
     s.ev(Event::UsedTwoHands { color: B });
     let rs = s.press(B);
-    assert_eq!(illegal_moves(&rs), [("FIDE-7.5.4", 2)]);
+    assert_eq!(illegal_moves(&rs), [(RuleId::Fide7_5_4, 2)]);
     assert_eq!(s.result(), Some(GameResult::WhiteWins));
-    assert_eq!(s.rule_of_end(), "FIDE-7.5.5");
+    assert_eq!(s.rule_of_end(), RuleId::Fide7_5_5);
 }
 
 #[test]
@@ -94,8 +95,8 @@ fn as_20_two_hands_alone_is_one_illegal_move() {
     s.make(W, "e4d5");
     s.ev(Event::UsedTwoHands { color: W });
     let rs = s.press(W);
-    assert_eq!(illegal_moves(&rs), [("FIDE-7.5.4", 1)]);
-    assert!(rs.iter().any(|r| r.rule == "FIDE-7.5.5"));
+    assert_eq!(illegal_moves(&rs), [(RuleId::Fide7_5_4, 1)]);
+    assert!(rs.iter().any(|r| r.rule == RuleId::Fide7_5_5));
     assert_eq!(s.remaining(B), b + 2 * MIN);
     assert_eq!(s.g.record().ply_count(), 2);
     assert_eq!(s.g.position().turn(), W);
@@ -110,7 +111,7 @@ fn as_20_two_hands_alone_is_one_illegal_move() {
     let mut s = S::otb("90+30", None);
     s.play("e4");
     let r = s.rej(Event::UsedTwoHands { color: W });
-    assert_eq!(r.rule, Some("FIDE-7.5.4"));
+    assert_eq!(r.rule, Some(RuleId::Fide7_5_4));
 }
 
 #[test]
@@ -122,7 +123,7 @@ fn as_22_blitz_illegal_move_observed_by_the_service() {
     s.ev(Event::SetClock { color: B, remaining_ms: 58 * SEC });
     s.make(W, "e1d1");
     let rs = s.press(W);
-    assert!(rs.iter().any(|r| r.rule == "FIDE-7.5.5"));
+    assert!(rs.iter().any(|r| r.rule == RuleId::Fide7_5_5));
     assert_eq!(s.remaining(W), 65 * SEC, "the increment of the illegal press is removed");
     assert_eq!(s.remaining(B), 58 * SEC + MIN, "one minute in blitz (A.3)");
     assert_eq!(s.allowed(), ["Kf1", "Kxd2"]);
@@ -130,7 +131,7 @@ fn as_22_blitz_illegal_move_observed_by_the_service() {
     s.make(W, "e1e2");
     s.press(W);
     assert_eq!(s.result(), Some(GameResult::BlackWins));
-    assert_eq!(s.rule_of_end(), "FIDE-7.5.5");
+    assert_eq!(s.rule_of_end(), RuleId::Fide7_5_5);
 }
 
 // ---------- 19.4 Flag-fall ----------
@@ -143,12 +144,12 @@ fn as_37_blocked_pawns_are_a_dead_position() {
     s.make(W, "a2a3");
     assert_eq!(s.g.position().fen(), "4k3/8/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 b - - 0 59");
     assert_eq!(s.result(), Some(GameResult::Draw));
-    assert_eq!(s.rule_of_end(), "FIDE-5.2.2");
+    assert_eq!(s.rule_of_end(), RuleId::Fide5_2_2);
     // A flag afterwards changes nothing.
     s.wait(10 * MIN);
     s.ev(Event::Tick);
     assert_eq!(s.result(), Some(GameResult::Draw));
-    assert_eq!(s.rule_of_end(), "FIDE-5.2.2");
+    assert_eq!(s.rule_of_end(), RuleId::Fide5_2_2);
 }
 
 // ---------- 19.5 Clocks ----------
@@ -160,7 +161,7 @@ fn as_44_pausing_the_clock() {
     s.play("e4 e5 Nf3");
     let (w, b) = (s.remaining(W), s.remaining(B));
     let rs = s.ev(Event::PauseClocks);
-    assert_eq!(rs[0].rule, "FIDE-6.11");
+    assert_eq!(rs[0].rule, RuleId::Fide6_11);
     s.wait(3 * MIN);
     s.ev(Event::ResumeClocks);
     assert_eq!((s.remaining(W), s.remaining(B)), (w, b));
@@ -175,7 +176,7 @@ fn as_44_pausing_the_clock() {
     s.wait(5 * MIN);
     s.ev(Event::ResumeClocks);
     let rs = s.ev(Event::Penalty { color: B, kind: PenaltyKind::DeductTime(MIN) });
-    assert_eq!(rs[0].rule, "FIDE-12.9");
+    assert_eq!(rs[0].rule, RuleId::Fide12_9);
     assert_eq!(s.remaining(B), b - MIN);
 }
 
@@ -212,7 +213,7 @@ fn as_50_a_condition_on_an_offer_is_void() {
     assert!(s.g.draw_offer().is_some());
     s.ev(Event::AcceptDraw { color: B });
     assert_eq!(s.result(), Some(GameResult::Draw));
-    assert_eq!(s.rule_of_end(), "FIDE-5.2.3");
+    assert_eq!(s.rule_of_end(), RuleId::Fide5_2_3);
 }
 
 // ---------- 19.7 Claims and automatic draws ----------
@@ -223,11 +224,11 @@ fn as_65_automatic_draw_before_a_flag() {
     // and a later flag changes nothing.
     let mut s = S::otb("5+0", None);
     s.play("Nf3 Nf6 Ng1 Ng8 Nc3 Nc6 Nb1 Nb8 Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8");
-    assert_eq!(s.rule_of_end(), "FIDE-9.6.1");
+    assert_eq!(s.rule_of_end(), RuleId::Fide9_6_1);
     s.wait(10 * MIN);
     s.ev(Event::Tick);
     assert_eq!(s.result(), Some(GameResult::Draw));
-    assert_eq!(s.rule_of_end(), "FIDE-9.6.1");
+    assert_eq!(s.rule_of_end(), RuleId::Fide9_6_1);
     // Discovered only after the game (here: the game ended on the flag):
     // the result is corrected through the arbiter.
     let mut s = S::otb("5+0", None);
@@ -236,7 +237,7 @@ fn as_65_automatic_draw_before_a_flag() {
     s.ev(Event::Tick);
     assert_eq!(s.result(), Some(GameResult::WhiteWins));
     let rs = s.ev(Event::DeclareResult { result: DeclaredResult::Draw });
-    assert_eq!(rs[0].rule, "FIDE-8.7");
+    assert_eq!(rs[0].rule, RuleId::Fide8_7);
     assert_eq!(s.result(), Some(GameResult::Draw));
 }
 
@@ -252,7 +253,7 @@ fn as_67_device_before_the_game_is_under_way() {
     s.play("e4");
     s.ev(Event::DeviceFound { color: W });
     assert_eq!(s.result(), Some(GameResult::BlackWinsByForfeit), "-/+: unplayed");
-    assert_eq!(s.rule_of_end(), "FIDE-11.3b");
+    assert_eq!(s.rule_of_end(), RuleId::Fide11_3b);
     // Both at the board: the game is under way, an ordinary loss.
     let mut s = S::unstarted(r);
     s.ev(Event::PlayerArrived { color: W });
@@ -288,7 +289,7 @@ fn as_68_default_time_from_the_actual_start() {
     let r = s.rej(Event::PlayerArrived { color: B });
     assert_eq!(r.reason, RejectReason::GameOver);
     assert_eq!(s.result(), Some(GameResult::WhiteWinsByForfeit));
-    assert_eq!(s.rule_of_end(), "FIDE-6.7a");
+    assert_eq!(s.rule_of_end(), RuleId::Fide6_7a);
 }
 
 #[test]
@@ -323,7 +324,7 @@ fn as_70_persistent_refusal_to_comply() {
     // The next infringement: 11.7, the game is declared lost (12.9.6).
     s.ev(Event::Penalty { color: W, kind: PenaltyKind::DeclareLost });
     assert_eq!(s.result(), Some(GameResult::BlackWins));
-    assert_eq!(s.rule_of_end(), "FIDE-12.9");
+    assert_eq!(s.rule_of_end(), RuleId::Fide12_9);
 }
 
 // ---------- 19.11 Online ----------
@@ -336,16 +337,16 @@ fn as_82_arbiter_corrects_the_platform() {
     s.wait(3 * MIN);
     s.ev(Event::Tick);
     assert_eq!(s.result(), Some(GameResult::BlackWins));
-    assert_eq!(s.rule_of_end(), "OCR-4.3");
+    assert_eq!(s.rule_of_end(), RuleId::Ocr4_3);
     // The arbiter may still change a result given (OCR 15.4), logged.
     let rs = s.ev(Event::DeclareResult { result: DeclaredResult::Draw });
-    assert_eq!(rs[0].rule, "OCR-15.4");
+    assert_eq!(rs[0].rule, RuleId::Ocr15_4);
     assert_eq!(s.result(), Some(GameResult::Draw));
     // An automatic draw the platform missed is declared by the arbiter (15.3).
     let mut s = S::online("90+30", None);
     s.submit("e4 e5");
     let rs = s.ev(Event::DeclareResult { result: DeclaredResult::Draw });
-    assert_eq!(rs[0].rule, "OCR-15.3");
+    assert_eq!(rs[0].rule, RuleId::Ocr15_3);
     assert_eq!(s.result(), Some(GameResult::Draw));
 }
 
@@ -361,7 +362,7 @@ fn as_85_cn7_draw_offer_alternation() {
     s.ev(Event::DeclineDraw { color: B });
     s.play("Nf3");
     let r = s.rej(Event::OfferDraw { color: W });
-    assert_eq!((r.reason, r.rule), (RejectReason::OfferNotAllowed, Some("CN-7")));
+    assert_eq!((r.reason, r.rule), (RejectReason::OfferNotAllowed, Some(RuleId::Cn7)));
     s.ev(Event::OfferDraw { color: B });
     s.ev(Event::DeclineDraw { color: W });
     s.play("Nc6");
@@ -378,10 +379,10 @@ fn as_85_cn7_draw_offer_alternation() {
     s.touch(B, "b8");
     s.play("Nc6");
     let r = s.rej(Event::OfferDraw { color: W });
-    assert_eq!(r.rule, Some("CN-7"));
+    assert_eq!(r.rule, Some(RuleId::Cn7));
     s.ev(Event::ClaimDraw { color: W, kind: ClaimKind::Threefold, intended: None });
     let r = s.rej(Event::OfferDraw { color: W });
-    assert_eq!(r.rule, Some("CN-7"));
+    assert_eq!(r.rule, Some(RuleId::Cn7));
     // Option off: both offers are delivered.
     let mut s = S::otb("90+30", None);
     s.play("e4 e5");

@@ -860,11 +860,14 @@ pub fn ruling_to_proto(r: &Ruling) -> pb::Ruling {
         // The serde form of a result is an enum name; the API speaks the
         // notation of the crosstable.
         facts.retain(|k, _| !k.starts_with("result."));
+        // The typed cause is for code; the API states the end by its
+        // reason and rule, as before the cause existed.
+        facts.remove("cause");
         facts.insert("result".to_owned(), game_result_text(end.result));
     }
     let (summary, color) = decision_summary(&r.decision);
     pb::Ruling {
-        rule_id: r.rule.to_owned(),
+        rule_id: r.rule.as_str().to_owned(),
         decision: upper_snake(&name),
         summary,
         color: optional_color_to_proto(color),
@@ -1202,7 +1205,7 @@ pub fn game_end_to_proto(e: &GameEnd) -> pb::GameEnd {
     pb::GameEnd {
         result: game_result_text(e.result),
         reason: e.reason.clone(),
-        rule_id: e.rule.to_owned(),
+        rule_id: e.rule.as_str().to_owned(),
         armageddon_winner: optional_color_to_proto(e.armageddon_winner),
     }
 }
@@ -1215,7 +1218,7 @@ pub fn obligation_to_proto(color: Color, o: &Obligation, position: &Position) ->
     pb::Obligation {
         color: color_to_proto(color),
         allowed_moves: o.allowed.iter().map(|&m| position.uci(m).to_string()).collect(),
-        rule_id: o.rule.to_owned(),
+        rule_id: o.rule.as_str().to_owned(),
         reason: o.reason.clone(),
     }
 }
@@ -1223,6 +1226,8 @@ pub fn obligation_to_proto(color: Color, o: &Obligation, position: &Position) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use arbiter_laws::rule::RuleId;
+    use arbiter_laws::ruling::EndCause;
 
     fn regs(tc: &str) -> pb::Regulations {
         pb::Regulations { time_control: tc.to_owned(), ..Default::default() }
@@ -1630,7 +1635,7 @@ mod tests {
     #[test]
     fn rulings() {
         let r = ruling_to_proto(&Ruling::new(
-            "FIDE-6.2a",
+            RuleId::Fide6_2a,
             Decision::MoveCompleted {
                 color: Color::White,
                 used_ms: 12_345,
@@ -1649,7 +1654,7 @@ mod tests {
         assert_eq!(r.facts, facts);
 
         let r = ruling_to_proto(&Ruling::new(
-            "FIDE-7.5.5",
+            RuleId::Fide7_5_5,
             Decision::IllegalMove { color: Color::Black, count: 2, description: "Ke8-e6".to_owned() },
         ));
         assert_eq!(r.decision, "ILLEGAL_MOVE");
@@ -1657,7 +1662,7 @@ mod tests {
         assert_eq!(r.facts["count"], "2");
 
         let r = ruling_to_proto(&Ruling::new(
-            "FIDE-4.3a",
+            RuleId::Fide4_3a,
             Decision::Obligation {
                 color: Color::White,
                 allowed: vec!["e2e3".to_owned(), "e2e4".to_owned()],
@@ -1666,7 +1671,7 @@ mod tests {
         ));
         assert_eq!(r.facts["allowed"], "e2e3 e2e4");
 
-        let r = ruling_to_proto(&Ruling::new("FIDE-6.11", Decision::ClocksPaused));
+        let r = ruling_to_proto(&Ruling::new(RuleId::Fide6_11, Decision::ClocksPaused));
         assert_eq!((r.decision.as_str(), r.color), ("CLOCKS_PAUSED", pb::Color::Unspecified as i32));
         assert!(r.facts.is_empty());
         assert_eq!(r.summary, "The clocks are paused");
@@ -1677,11 +1682,12 @@ mod tests {
         let end = GameEnd {
             result: GameResult::WhiteWins,
             reason: "checkmate".to_owned(),
-            rule: "FIDE-5.1.1",
+            rule: RuleId::Fide5_1_1,
+            cause: EndCause::Checkmate,
             armageddon_winner: None,
             board_result: None,
         };
-        let r = ruling_to_proto(&Ruling::new("FIDE-5.1.1", Decision::GameOver(end.clone())));
+        let r = ruling_to_proto(&Ruling::new(RuleId::Fide5_1_1, Decision::GameOver(end.clone())));
         assert_eq!(r.decision, "GAME_OVER");
         assert_eq!(r.summary, "Game over: 1-0 (checkmate)");
         let facts: HashMap<String, String> =
@@ -1695,7 +1701,7 @@ mod tests {
             armageddon_winner: Some(Color::Black),
             ..end
         };
-        let r = ruling_to_proto(&Ruling::new("FIDE-12.9", Decision::GameOver(adjusted.clone())));
+        let r = ruling_to_proto(&Ruling::new(RuleId::Fide12_9, Decision::GameOver(adjusted.clone())));
         assert_eq!(r.facts["result"], "1/2-0");
         assert_eq!(r.facts["armageddon_winner"], "black");
         assert!(!r.facts.keys().any(|k| k.starts_with("result.")), "{:?}", r.facts);
@@ -1740,7 +1746,7 @@ mod tests {
             Decision::IncrementIntroduced { increment_ms: 5_000 },
         ];
         for d in decisions {
-            let r = ruling_to_proto(&Ruling::new("ARB", d.clone()));
+            let r = ruling_to_proto(&Ruling::new(RuleId::Arb, d.clone()));
             assert!(r.decision.chars().all(|ch| ch.is_ascii_uppercase() || ch == '_'), "{d:?}");
             assert!(r.summary.starts_with(|ch: char| ch.is_ascii_uppercase()), "{d:?}: {}", r.summary);
             if r.facts.contains_key("color") {
@@ -1748,7 +1754,7 @@ mod tests {
             }
         }
         let r = ruling_to_proto(&Ruling::new(
-            "FIDE-6.10",
+            RuleId::Fide6_10,
             Decision::ClockAdjusted { color: c, delta_ms: -30_000, remaining_ms: 60_000 },
         ));
         assert_eq!(r.summary, "Black's clock: 30.0 s removed, 1:00 left");
@@ -1882,7 +1888,7 @@ mod tests {
         let p = obligation_to_proto(Color::White, &o, &pos);
         assert_eq!(p.color, pb::Color::White as i32);
         assert_eq!(p.allowed_moves, ["e1g1"]);
-        assert_eq!(p.rule_id, o.rule);
+        assert_eq!(p.rule_id, o.rule.as_str());
         assert_eq!(p.reason, o.reason);
     }
 }

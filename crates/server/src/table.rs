@@ -22,7 +22,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use arbiter_chess::Color;
 use arbiter_laws::event::{ClaimKind, Event};
 use arbiter_laws::game::Game;
-use arbiter_laws::ruling::{Decision, Ruling};
+use arbiter_laws::ruling::{Decision, EndCause, Ruling};
 use arbiter_proto::v1 as pb;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
@@ -676,10 +676,10 @@ impl Table {
             self.requests.insert(rid, row.seq);
         }
         for r in &aftermath.rulings {
-            metrics::counter!("arbiter_rulings_total", "rule" => r.rule).increment(1);
+            metrics::counter!("arbiter_rulings_total", "rule" => r.rule.as_str()).increment(1);
             if let Decision::GameOver(end) = &r.decision
                 && matches!(event, Event::Tick)
-                && end.reason.contains("flag")
+                && end.cause == EndCause::Flag
             {
                 metrics::counter!("arbiter_flags_total").increment(1);
             }

@@ -7,6 +7,7 @@ use arbiter_chess::{Color, Square};
 use arbiter_laws::event::{Event, MoveInput, TouchKind};
 use arbiter_laws::game::Game;
 use arbiter_laws::regulations::{Mode, Regulations};
+use arbiter_laws::rule::RuleId;
 use arbiter_laws::ruling::{Decision, GameResult, Rejection, Ruling};
 use arbiter_laws::time_control::TimeControl;
 
@@ -114,7 +115,7 @@ impl S {
     pub fn result(&self) -> Option<GameResult> {
         self.g.end().map(|e| e.result)
     }
-    pub fn rule_of_end(&self) -> &'static str {
+    pub fn rule_of_end(&self) -> RuleId {
         self.g.end().expect("game over").rule
     }
     pub fn allowed(&self) -> Vec<String> {
@@ -124,7 +125,7 @@ impl S {
         v.sort();
         v
     }
-    pub fn has_rule(&self, rule: &str) -> bool {
+    pub fn has_rule(&self, rule: RuleId) -> bool {
         self.log.iter().any(|r| r.rule == rule)
     }
 }
@@ -139,12 +140,12 @@ pub fn obligations(rs: &[Ruling]) -> Vec<Vec<String>> {
 }
 
 /// The rule ids of `rs`, in order.
-pub fn rules(rs: &[Ruling]) -> Vec<&'static str> {
+pub fn rules(rs: &[Ruling]) -> Vec<RuleId> {
     rs.iter().map(|r| r.rule).collect()
 }
 
 /// The illegal-move rulings of `rs`: (rule, count).
-pub fn illegal_moves(rs: &[Ruling]) -> Vec<(&'static str, u32)> {
+pub fn illegal_moves(rs: &[Ruling]) -> Vec<(RuleId, u32)> {
     rs.iter()
         .filter_map(|r| match &r.decision {
             Decision::IllegalMove { count, .. } => Some((r.rule, *count)),

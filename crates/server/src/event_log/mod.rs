@@ -227,7 +227,8 @@ mod tests {
         let end = |result, board_result| GameEnd {
             result,
             reason: "flag fell".into(),
-            rule: arbiter_laws::ruling::known_rule("FIDE-6.9").unwrap(),
+            rule: arbiter_laws::ruling::RuleId::Fide6_9,
+            cause: arbiter_laws::ruling::EndCause::Flag,
             armageddon_winner: Some(B),
             board_result,
         };
@@ -300,7 +301,7 @@ mod tests {
         }
         let rulings: Vec<Ruling> = every_decision()
             .into_iter()
-            .map(|decision| Ruling { rule: arbiter_laws::ruling::known_rule("FIDE-4.3a").unwrap(), decision })
+            .map(|decision| Ruling { rule: arbiter_laws::ruling::RuleId::Fide4_3a, decision })
             .collect();
         let aftermath = Aftermath {
             rulings,
@@ -327,11 +328,75 @@ mod tests {
             assert_eq!(encode_event(&event), serde_json::to_string(&event).unwrap());
         }
         for decision in every_decision() {
-            let ruling = Ruling { rule: arbiter_laws::ruling::known_rule("FIDE-9.2").unwrap(), decision };
-            assert_eq!(
-                serde_json::to_string(&v1::Ruling::from(&ruling)).unwrap(),
-                serde_json::to_string(&ruling).unwrap()
-            );
+            let ruling = Ruling { rule: arbiter_laws::ruling::RuleId::Fide9_2, decision };
+            // The Laws' types have since gained the end's cause, which
+            // format 1 tells by the rule id instead of storing it.
+            let mut laws = serde_json::to_value(&ruling).unwrap();
+            if let Some(end) = laws["decision"].get_mut("GameOver").and_then(|e| e.as_object_mut()) {
+                end.remove("cause");
+            }
+            assert_eq!(serde_json::to_value(v1::Ruling::from(&ruling)).unwrap(), laws);
+        }
+    }
+
+    /// Every way a game ends survives format 1, which stores no cause.
+    #[test]
+    fn every_end_reads_back_with_its_cause() {
+        use arbiter_laws::ruling::{EndCause as C, RuleId as R};
+        let ends = [
+            (R::Fide5_1_1, C::Checkmate, "checkmate"),
+            (R::Fide5_2_1, C::Stalemate, "stalemate"),
+            (R::Ocr5_4_2, C::Stalemate, "stalemate"),
+            (R::Fide5_2_2, C::DeadPosition, "dead position"),
+            (R::Ocr5_4_3, C::DeadPosition, "dead position"),
+            (R::Fide9_6_1, C::FivefoldRepetition, "fivefold repetition"),
+            (R::Fide9_6_2, C::SeventyFiveMoves, "75 moves"),
+            (R::Fide9_2, C::ThreefoldRepetition, "threefold repetition"),
+            (R::Ocr5_4_1, C::ThreefoldRepetition, "threefold repetition"),
+            (R::Fide9_3, C::FiftyMoves, "fifty-move rule"),
+            (R::Ocr5_4_4, C::FiftyMoves, "fifty-move rule"),
+            (R::Fide5_2_3, C::Agreement, "agreement"),
+            (R::Fide5_1_2, C::Resignation, "resignation"),
+            (R::Fide6_9, C::Flag, "flag fell"),
+            (R::Fide6_9, C::Flag, "flag fell; Black cannot checkmate"),
+            (R::Fide6_9, C::NoPossibleCheckmate, v1::NO_POSSIBLE_CHECKMATE),
+            (R::Ocr4_3, C::Flag, "flag fell"),
+            (R::Fide6_7a, C::DefaultTime, "default time"),
+            (R::Ocr11_4_2, C::NotReconnected, "not reconnected"),
+            (R::Fide7_5_5, C::IllegalMoves, "second illegal move"),
+            (R::FideA5_4, C::IllegalPosition, "illegal position"),
+            (R::Fide12_9, C::ArbiterPenalty, "penalty of the arbiter"),
+            (R::Fide8_7, C::DeclaredByArbiter, "declared by the arbiter"),
+            (R::Ocr15_3, C::DeclaredByArbiter, "declared by the arbiter"),
+            (R::Ocr15_4, C::DeclaredByArbiter, "declared by the arbiter"),
+            (R::Fide11_3b, C::ElectronicDevice, "electronic device"),
+            (R::FideIII5, C::NoWinningAttempt, "no winning attempt"),
+            (R::Fide7_2a, C::WrongInitialPosition, "wrong initial position"),
+            (R::Fide7_3, C::ColoursReversed, "colours reversed"),
+            (R::Ocr15_2, C::ColoursReversed, "colours reversed"),
+        ];
+        for (rule, cause, reason) in ends {
+            let end = GameEnd {
+                result: GameResult::Draw,
+                reason: reason.into(),
+                rule,
+                cause,
+                armageddon_winner: None,
+                board_result: None,
+            };
+            let aftermath = Aftermath {
+                rulings: vec![Ruling { rule, decision: Decision::GameOver(end) }],
+                clocks: Clocks {
+                    white_ms: 0,
+                    black_ms: 0,
+                    running: None,
+                    paused: true,
+                    white_moves: 0,
+                    black_moves: 0,
+                },
+                fen: String::new(),
+            };
+            assert_eq!(decode_aftermath(1, &encode_aftermath(&aftermath)).unwrap(), aftermath, "{rule} {cause:?}");
         }
     }
 

@@ -771,16 +771,55 @@ impl From<ScoreAdjustment> for ls::ScoreAdjustment {
 
 /// A stored rule id as the Laws know it.
 fn rule(text: &str) -> Result<lr::RuleId, FormatError> {
-    lr::known_rule(text).ok_or_else(|| FormatError::Invalid(format!("unknown rule id {text:?}")))
+    text.parse().map_err(|_| FormatError::Invalid(format!("unknown rule id {text:?}")))
+}
+
+/// The reason format 1 wrote, word for word, for the one end whose rule id
+/// it shares with another cause: the arbiter's answer that no checkmate is
+/// possible (6.9, a draw), beside a flag under 6.9.
+pub(super) const NO_POSSIBLE_CHECKMATE: &str = "the arbiter found no possible checkmate";
+
+/// Why a game of format 1 ended. Format 1 stored no cause: each end is
+/// told by its rule id, except under 6.9, where the frozen reason text of
+/// [`NO_POSSIBLE_CHECKMATE`] is the encoding of that cause.
+fn end_cause(rule: lr::RuleId, reason: &str) -> Result<lr::EndCause, FormatError> {
+    use lr::EndCause as C;
+    use lr::RuleId as R;
+    Ok(match rule {
+        R::Fide5_1_1 => C::Checkmate,
+        R::Fide5_2_1 | R::Ocr5_4_2 => C::Stalemate,
+        R::Fide5_2_2 | R::Ocr5_4_3 => C::DeadPosition,
+        R::Fide9_6_1 => C::FivefoldRepetition,
+        R::Fide9_6_2 => C::SeventyFiveMoves,
+        R::Fide9_2 | R::Ocr5_4_1 => C::ThreefoldRepetition,
+        R::Fide9_3 | R::Ocr5_4_4 => C::FiftyMoves,
+        R::Fide5_2_3 => C::Agreement,
+        R::Fide5_1_2 => C::Resignation,
+        R::Fide6_9 if reason == NO_POSSIBLE_CHECKMATE => C::NoPossibleCheckmate,
+        R::Fide6_9 | R::Ocr4_3 => C::Flag,
+        R::Fide6_7a => C::DefaultTime,
+        R::Ocr11_4_2 => C::NotReconnected,
+        R::Fide7_5_5 => C::IllegalMoves,
+        R::FideA5_4 => C::IllegalPosition,
+        R::Fide12_9 => C::ArbiterPenalty,
+        R::Fide8_7 | R::Ocr15_3 | R::Ocr15_4 => C::DeclaredByArbiter,
+        R::Fide11_3b => C::ElectronicDevice,
+        R::FideIII5 => C::NoWinningAttempt,
+        R::Fide7_2a => C::WrongInitialPosition,
+        R::Fide7_3 | R::Ocr15_2 => C::ColoursReversed,
+        other => return Err(FormatError::Invalid(format!("no game ends under {other}"))),
+    })
 }
 
 impl TryFrom<GameEnd> for lr::GameEnd {
     type Error = FormatError;
     fn try_from(e: GameEnd) -> Result<lr::GameEnd, FormatError> {
+        let rule = rule(&e.rule)?;
         Ok(lr::GameEnd {
             result: e.result.into(),
+            cause: end_cause(rule, &e.reason)?,
             reason: e.reason,
-            rule: rule(&e.rule)?,
+            rule,
             armageddon_winner: e.armageddon_winner.map(arbiter_chess::Color::from),
             board_result: e.board_result.map(ls::GameResult::from),
         })
