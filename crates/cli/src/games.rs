@@ -5,8 +5,8 @@ use arbiter_client::{exit, parse as names, pb};
 use serde_json::{Value, json};
 
 use crate::acts;
-use crate::json;
 use crate::args::{CreateArgs, GameArg, GameCommand, GlobalArgs, ListArgs, ShowArgs};
+use crate::json;
 use crate::render::{self, BoardStyle};
 use crate::session::{out, out_json};
 use crate::watch_view;

@@ -24,9 +24,9 @@ use tonic::{Request, Response, Status};
 use crate::auth::{Authority, Principal, Role};
 use crate::convert;
 use crate::error::ApiError;
+use crate::event_log::{self, GameSpec, PlayerSpec};
 use crate::hall::Hall;
 use crate::store::{EventStore, GameFilter, GameRow};
-use crate::event_log::{self, GameSpec, PlayerSpec};
 use crate::table::{self, Act, TableHandle, wall_ms};
 
 /// Longest accepted request id.
@@ -221,13 +221,7 @@ impl Arbiter {
         // Building the game checks what the regulations alone cannot (the
         // start position with the castling mode, for one).
         Game::new(regulations.clone()).map_err(|e| ApiError::field("regulations", e.to_string()))?;
-        let spec = GameSpec {
-            event: r.event.clone(),
-            round: r.round.clone(),
-            white,
-            black,
-            regulations,
-        };
+        let spec = GameSpec { event: r.event.clone(), round: r.round.clone(), white, black, regulations };
         let now = wall_ms();
         let row = GameRow {
             id: id.clone(),

@@ -797,7 +797,8 @@ pub fn stored_rulings(row: &EventRow) -> Result<Vec<Ruling>, ApiError> {
 /// A stored row's event and aftermath.
 fn decode_row(row: &EventRow) -> Result<(Event, Aftermath), ApiError> {
     let at = || format!("games/{}: event {}", row.game_id, row.seq);
-    let event = event_log::decode_event(row.format, &row.event_json).map_err(|e| ApiError::stored(at(), e))?;
+    let event =
+        event_log::decode_event(row.format, &row.event_json).map_err(|e| ApiError::stored(at(), e))?;
     let aftermath =
         event_log::decode_aftermath(row.format, &row.rulings_json).map_err(|e| ApiError::stored(at(), e))?;
     Ok((event, aftermath))

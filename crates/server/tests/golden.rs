@@ -131,7 +131,7 @@ fn every_golden_log_replays_to_the_identical_game() {
         match game.end() {
             Some(end) => {
                 assert_eq!(
-                    end.rule,
+                    end.rule.as_str(),
                     shown["end"]["ruleId"].as_str().unwrap(),
                     "{id}: the rule of the result"
                 );

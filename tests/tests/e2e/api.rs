@@ -651,8 +651,7 @@ async fn undecodable_requests_are_invalid_argument() {
     grpc.ready().await.unwrap();
     let mut request = tonic::Request::new(pb::ClockReading { white_remaining_ms: 5, ..Default::default() });
     request.metadata_mut().insert("authorization", format!("Bearer {ARBITER_TOKEN}").parse().unwrap());
-    let path =
-        tonic::codegen::http::uri::PathAndQuery::from_static("/arbiter.v1.ArbiterService/MakeMove");
+    let path = tonic::codegen::http::uri::PathAndQuery::from_static("/arbiter.v1.ArbiterService/MakeMove");
     let result: Result<tonic::Response<pb::MakeMoveResponse>, _> =
         grpc.unary(request, path, tonic_prost::ProstCodec::default()).await;
     let status = expect_code(result, Code::InvalidArgument);
@@ -660,8 +659,7 @@ async fn undecodable_requests_are_invalid_argument() {
     // An unknown method keeps its code and gains an ErrorInfo too.
     let mut grpc = tonic::client::Grpc::new(server.channel().await);
     grpc.ready().await.unwrap();
-    let path =
-        tonic::codegen::http::uri::PathAndQuery::from_static("/arbiter.v1.ArbiterService/Castle");
+    let path = tonic::codegen::http::uri::PathAndQuery::from_static("/arbiter.v1.ArbiterService/Castle");
     let result: Result<tonic::Response<pb::MakeMoveResponse>, _> = grpc
         .unary(tonic::Request::new(pb::MakeMoveRequest::default()), path, tonic_prost::ProstCodec::default())
         .await;

@@ -35,9 +35,7 @@ async fn reflection_lists_the_api() {
         },
         reflection::ServerReflectionRequest {
             host: String::new(),
-            message_request: Some(MessageRequest::FileContainingSymbol(
-                "arbiter.v1.ArbiterService".into(),
-            )),
+            message_request: Some(MessageRequest::FileContainingSymbol("arbiter.v1.ArbiterService".into())),
         },
     ];
     let mut stream = client.server_reflection_info(tokio_stream::iter(requests)).await.unwrap().into_inner();

@@ -396,7 +396,11 @@ mod tests {
                 },
                 fen: String::new(),
             };
-            assert_eq!(decode_aftermath(1, &encode_aftermath(&aftermath)).unwrap(), aftermath, "{rule} {cause:?}");
+            assert_eq!(
+                decode_aftermath(1, &encode_aftermath(&aftermath)).unwrap(),
+                aftermath,
+                "{rule} {cause:?}"
+            );
         }
     }
 
