@@ -101,12 +101,25 @@ fn the_client_depends_on_the_api_and_tonic_and_little_else() {
     assert!(unexpected.is_empty(), "arbiter-client depends on {unexpected:?} (all: {direct:?})");
     assert!(direct.contains("arbiter-proto") && direct.contains("tonic"), "{direct:?}");
 
-    // Everything below it, through normal dependencies only.
+    // Everything linked below it: normal dependencies only, and not the
+    // dependencies of procedural macros, which run in the compiler and are
+    // never part of a service's binary (prost's derive uses anyhow).
+    let proc_macros: BTreeSet<&str> = metadata["packages"]
+        .as_array()
+        .expect("packages")
+        .iter()
+        .filter(|p| {
+            p["targets"].as_array().is_some_and(|ts| {
+                ts.iter().any(|t| t["kind"].as_array().is_some_and(|k| k.iter().any(|k| k == "proc-macro")))
+            })
+        })
+        .map(|p| p["id"].as_str().expect("id"))
+        .collect();
     let mut seen = BTreeSet::new();
     let mut stack = vec![client];
     while let Some(id) = stack.pop() {
         for dep in normal_deps(nodes[id]) {
-            if seen.insert(dep) {
+            if seen.insert(dep) && !proc_macros.contains(dep) {
                 stack.push(dep);
             }
         }
