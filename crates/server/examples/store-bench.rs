@@ -25,7 +25,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, ensure};
-use arbiter_server::store::{Append, EventRow, EventStore, GameRow, Storage};
+use arbiter_server::store::{Append, EventRow, EventStore, GameRow, GameStatus, Storage, StoredView};
 use clap::Parser;
 use sqlx::{Connection, Executor};
 use tokio::sync::Barrier;
@@ -205,8 +205,9 @@ fn game(g: usize) -> GameRow {
         white: format!("white-{g}"),
         black: format!("black-{g}"),
         spec_json: r#"{"regulations":"fide-2023","time_control":"90+30"}"#.to_owned(),
-        status: "PENDING".to_owned(),
+        status: GameStatus::Pending,
         result: None,
+        view: None,
         last_seq: 0,
         updated_wall_ms: 0,
         spec_format: 1,
@@ -229,7 +230,9 @@ fn append(g: usize, last_seq: i64, payload: &str) -> Append {
             rulings_json: r#"[{"kind":"clock","white_ms":5400000,"black_ms":5400000}]"#.to_owned(),
             format: 1,
         }],
-        status: "IN_PROGRESS".to_owned(),
+        status: GameStatus::InProgress,
         result: None,
+        // Every append of the server rewrites the game's read model.
+        view: Some(StoredView { format: 1, json: payload.to_owned() }),
     }
 }

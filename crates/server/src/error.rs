@@ -12,7 +12,7 @@ use arbiter_laws::ruling::{RejectReason, Rejection};
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
-use crate::convert::Violation;
+use crate::api::Violation;
 use crate::event_log::FormatError;
 use crate::store::StoreError;
 
@@ -36,10 +36,10 @@ pub enum ApiError {
     Unauthenticated(String),
     #[error("{0}")]
     PermissionDenied(String),
-    /// Optimistic concurrency: the game changed (reason `STALE_SEQ` or
-    /// `CONCURRENT_UPDATE`).
+    /// Optimistic concurrency: the game changed, or another request holds
+    /// the request id; nothing was written.
     #[error("{message}")]
-    Aborted { reason: &'static str, message: String },
+    Aborted { reason: AbortReason, message: String },
     /// Storage is down or full; the request changed nothing.
     #[error("{0}")]
     Unavailable(String),
@@ -61,6 +61,29 @@ pub enum ApiError {
     /// caused by a client's input.
     #[error("{0}")]
     Internal(String),
+}
+
+/// Why a request was aborted (the ErrorInfo reason of an `ABORTED` status).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AbortReason {
+    /// The client's `expected_seq` is not the game's last event.
+    StaleSeq,
+    /// Another writer appended to the game first.
+    ConcurrentUpdate,
+    /// Another request with the same request id is being recorded.
+    DuplicateRequest,
+}
+
+impl AbortReason {
+    /// The ErrorInfo reason.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            AbortReason::StaleSeq => "STALE_SEQ",
+            AbortReason::ConcurrentUpdate => "CONCURRENT_UPDATE",
+            AbortReason::DuplicateRequest => "DUPLICATE_REQUEST",
+        }
+    }
 }
 
 fn describe(violations: &[Violation]) -> String {
@@ -90,7 +113,7 @@ impl ApiError {
             ApiError::AlreadyExists(_) => "ALREADY_EXISTS",
             ApiError::Unauthenticated(_) => "UNAUTHENTICATED",
             ApiError::PermissionDenied(_) => "PERMISSION_DENIED",
-            ApiError::Aborted { reason, .. } => reason,
+            ApiError::Aborted { reason, .. } => reason.as_str(),
             ApiError::Unavailable(_) => "STORAGE_UNAVAILABLE",
             ApiError::Malformed(_) => "MALFORMED_REQUEST",
             ApiError::TooLarge(_) => "REQUEST_TOO_LARGE",
@@ -201,11 +224,11 @@ impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> ApiError {
         match e {
             StoreError::Conflict { .. } => ApiError::Aborted {
-                reason: "CONCURRENT_UPDATE",
+                reason: AbortReason::ConcurrentUpdate,
                 message: format!("{e}; read the game again and retry"),
             },
             StoreError::DuplicateRequest { request_id } => ApiError::Aborted {
-                reason: "DUPLICATE_REQUEST",
+                reason: AbortReason::DuplicateRequest,
                 message: format!("request id {request_id:?} is being used by another request"),
             },
             StoreError::AlreadyExists(id) => ApiError::AlreadyExists(format!("games/{id}")),

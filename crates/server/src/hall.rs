@@ -1,4 +1,5 @@
-//! The playing hall: every loaded game's table, loaded on first use.
+//! The playing hall: every loaded game's table, loaded on first use, and
+//! the reads that answer without loading one.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -7,8 +8,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use tokio::sync::{Mutex, OnceCell};
 
 use crate::error::ApiError;
-use crate::store::{EventStore, GameRow, Storage};
-use crate::table::{self, Continuity, TableHandle};
+use crate::store::{EventStore, GameRow, GameStatus, Storage};
+use crate::table::{self, Continuity, TableHandle, wall_ms};
+use crate::view::GameReading;
+
+/// Games whose read model is rebuilt per page of [`Hall::rebuild_views`].
+const REBUILD_PAGE: u32 = 100;
 
 /// The smallest map size at which stopped tables are pruned.
 const MIN_PRUNE_AT: usize = 256;
@@ -95,6 +100,101 @@ impl Hall {
             }
             return result;
         }
+    }
+
+    /// The table of game `id` if it is loaded here (and running).
+    async fn loaded_table(&self, id: &str) -> Option<TableHandle> {
+        let tables = self.tables.lock().await;
+        tables.get(id).and_then(|c| c.get()).filter(|t| !t.is_closed()).cloned()
+    }
+
+    /// The game as a reader sees it now. A game loaded here answers from its
+    /// table; a finished game from its row's read model, without loading it
+    /// (it no longer changes); a game in play that is not loaded here is
+    /// loaded, so that its clocks are read now and its deadlines run.
+    ///
+    /// # Errors
+    /// [`ApiError::NotFound`], and as [`Hall::table`] and
+    /// [`GameReading::from_row`].
+    pub async fn read(&self, id: &str) -> Result<GameReading, ApiError> {
+        match self.finished_unloaded(id).await? {
+            Some(reading) => Ok(reading),
+            None => self.table(id).await?.read().await,
+        }
+    }
+
+    /// A finished game that is not loaded here, read from its row's read
+    /// model; `None` for a game loaded here, a game in play, or a row
+    /// without a read model.
+    ///
+    /// # Errors
+    /// [`ApiError::NotFound`], [`ApiError::Unavailable`], and as
+    /// [`GameReading::from_row`].
+    pub async fn finished_unloaded(&self, id: &str) -> Result<Option<GameReading>, ApiError> {
+        if self.loaded_table(id).await.is_some() {
+            return Ok(None);
+        }
+        let row = self.store.game(id).await?.ok_or_else(|| ApiError::NotFound(format!("games/{id}")))?;
+        if row.status != GameStatus::Finished {
+            return Ok(None);
+        }
+        GameReading::from_row(&row, wall_ms())
+    }
+
+    /// The game of an index row as a list shows it, without loading it: from
+    /// its table if it is loaded here, else from the row's read model (a
+    /// game in play then shows its clocks as they stood at its last event,
+    /// with that read time). Only a row without a read model (written by a
+    /// release before read models, until [`Hall::rebuild_views`] reaches
+    /// it) is read from its log.
+    ///
+    /// # Errors
+    /// As [`Hall::read`].
+    pub async fn list_reading(&self, row: &GameRow) -> Result<GameReading, ApiError> {
+        // A table that stopped since (an idle finished game) leaves the row.
+        if let Some(table) = self.loaded_table(&row.id).await
+            && let Ok(reading) = table.read().await
+        {
+            return Ok(reading);
+        }
+        if let Some(reading) = GameReading::from_row(row, wall_ms())? {
+            return Ok(reading);
+        }
+        metrics::counter!("arbiter_reads_from_log_total").increment(1);
+        self.table(&row.id).await?.read().await
+    }
+
+    /// Gives every game without a read model (rows of a release before read
+    /// models) one, by loading it once: its table writes the model of the
+    /// game as its log has it. Run in the background after an upgrade;
+    /// reads are correct meanwhile, only slower for those games. Returns
+    /// how many games were loaded.
+    ///
+    /// # Errors
+    /// [`ApiError::Unavailable`] if the index cannot be read.
+    pub async fn rebuild_views(&self) -> Result<usize, ApiError> {
+        let mut after = String::new();
+        let mut rebuilt = 0;
+        loop {
+            let ids = self.store.games_without_view(&after, REBUILD_PAGE).await?;
+            let Some(last) = ids.last() else { break };
+            after = last.clone();
+            for id in &ids {
+                // Loading writes the view (see `table::open`); the read waits
+                // until the table has started, hence until it is written.
+                match self.table(id).await {
+                    Ok(table) => {
+                        let _ = table.read().await;
+                        rebuilt += 1;
+                    }
+                    Err(e) => tracing::warn!(game = %id, error = %e, "cannot rebuild the read model"),
+                }
+            }
+            if ids.len() < REBUILD_PAGE as usize {
+                break;
+            }
+        }
+        Ok(rebuilt)
     }
 
     /// Creates a game in storage (its table is loaded on first use).

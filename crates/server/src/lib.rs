@@ -8,8 +8,8 @@
 //! bound listener and a shutdown future, so tests bind `127.0.0.1:0` and
 //! stop the server when they are done.
 
+pub mod api;
 pub mod auth;
-pub mod convert;
 pub mod error;
 pub mod event_log;
 pub mod hall;
@@ -18,6 +18,7 @@ pub mod service;
 pub mod store;
 pub mod table;
 mod telemetry;
+pub mod view;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -231,6 +232,18 @@ pub async fn run(
         hall.set_continuity(table::Continuity::Continuous);
     }
     tokio::spawn(replica_duties(store.clone(), hall.clone(), replica.clone(), shared, background.clone()));
+    {
+        // Games stored by a release before read models get theirs, once;
+        // until then their reads replay the log, as they always did.
+        let hall = hall.clone();
+        tokio::spawn(async move {
+            match hall.rebuild_views().await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(games = n, "read models rebuilt from the log"),
+                Err(e) => tracing::warn!(error = %e, "cannot rebuild read models"),
+            }
+        });
+    }
     let stop = CancellationToken::new();
     let arbiter = Arbiter { hall: hall.clone(), auth, heartbeat: config.heartbeat, shutdown: stop.clone() };
 

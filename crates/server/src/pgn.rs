@@ -11,7 +11,7 @@ use arbiter_proto::v1 as pb;
 
 use crate::error::ApiError;
 use crate::store::EventRow;
-use crate::table::stored_rulings;
+use crate::view::LoggedEvent;
 
 /// The PGN of `game`, given its whole event log.
 ///
@@ -40,7 +40,7 @@ pub fn export(game: &pb::Game, events: &[EventRow]) -> Result<String, ApiError> 
     let mut ply = 0usize;
     let mut last_made = 0usize;
     for row in events {
-        for r in stored_rulings(row)? {
+        for r in LoggedEvent::decode(row)?.aftermath.rulings {
             match &r.decision {
                 Decision::MoveMade { ply: p, .. } => {
                     // `ply` is the record's ply count once the move is on it
@@ -65,7 +65,7 @@ pub fn export(game: &pb::Game, events: &[EventRow]) -> Result<String, ApiError> 
                 }
                 Decision::GameStarted { .. } | Decision::PremoveQueued { .. } => {}
                 _ => {
-                    let text = crate::convert::ruling_to_proto(&r).summary.replace(['{', '}'], "");
+                    let text = crate::api::to_proto::ruling_to_proto(&r).summary.replace(['{', '}'], "");
                     comments.entry(ply).or_default().push(format!("{}: {text}", r.rule));
                 }
             }

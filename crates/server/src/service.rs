@@ -21,13 +21,14 @@ use tokio_util::sync::CancellationToken;
 use tonic::metadata::MetadataMap;
 use tonic::{Request, Response, Status};
 
+use crate::api::{self, to_proto, validate};
 use crate::auth::{Authority, Principal, Role};
-use crate::convert;
-use crate::error::ApiError;
+use crate::error::{AbortReason, ApiError};
 use crate::event_log::{self, GameSpec, PlayerSpec};
 use crate::hall::Hall;
-use crate::store::{EventStore, GameFilter, GameRow};
+use crate::store::{EventPages, EventStore, GameFilter, GameRow, GameStatus};
 use crate::table::{self, Act, TableHandle, wall_ms};
+use crate::view::LoggedEvent;
 
 /// Longest accepted request id.
 const MAX_REQUEST_ID: usize = 128;
@@ -90,7 +91,7 @@ impl Arbiter {
         let principal = self.auth.authenticate(metadata).await?;
         let id = game_id(name)?;
         let named =
-            convert::color_from_proto("color", color).map_err(|v| ApiError::InvalidArgument(vec![v]))?;
+            validate::color_from_proto("color", color).map_err(|v| ApiError::InvalidArgument(vec![v]))?;
         let color = principal.act_for(&id, named)?;
         let act = make(color)?;
         self.apply(&principal, &id, act, request_id, expected_seq).await
@@ -147,18 +148,16 @@ impl Arbiter {
                     (e, _) => e,
                 }
             })?;
-        Ok((acted.event, acted.game))
+        Ok((to_proto::event(&acted.event), to_proto::game(&acted.game)))
     }
 
-    async fn read_table(
-        &self,
-        metadata: &MetadataMap,
-        name: &str,
-    ) -> Result<(String, TableHandle), ApiError> {
+    /// A game the caller may read, as it stands now (see [`Hall::read`]).
+    async fn read_game(&self, metadata: &MetadataMap, name: &str) -> Result<(String, pb::Game), ApiError> {
         let principal = self.auth.authenticate(metadata).await?;
         let id = game_id(name)?;
         principal.may_read(&id)?;
-        Ok((id.clone(), self.hall.table(&id).await?))
+        let game = to_proto::game(&self.hall.read(&id).await?);
+        Ok((id, game))
     }
 
     async fn create_game_impl(
@@ -179,7 +178,7 @@ impl Arbiter {
         }
         let mut violations = Vec::new();
         let regulations = match &r.regulations {
-            Some(regs) => match convert::regulations_from_proto(regs) {
+            Some(regs) => match validate::regulations_from_proto(regs) {
                 Ok(regs) => Some(regs),
                 Err(mut v) => {
                     violations.append(&mut v);
@@ -187,7 +186,7 @@ impl Arbiter {
                 }
             },
             None => {
-                violations.push(convert::Violation {
+                violations.push(api::Violation {
                     field: "regulations".into(),
                     description: "regulations are required (at least a time control)".into(),
                 });
@@ -200,7 +199,7 @@ impl Arbiter {
             match check_game_id(&r.game_id) {
                 Ok(()) => r.game_id.clone(),
                 Err(d) => {
-                    violations.push(convert::Violation { field: "game_id".into(), description: d });
+                    violations.push(api::Violation { field: "game_id".into(), description: d });
                     String::new()
                 }
             }
@@ -209,7 +208,7 @@ impl Arbiter {
         let black = player_of("black", r.black.as_ref(), &mut violations);
         for (field, value) in [("event", &r.event), ("round", &r.round)] {
             if value.chars().count() > MAX_LABEL || value.chars().any(char::is_control) {
-                violations.push(convert::Violation {
+                violations.push(api::Violation {
                     field: field.into(),
                     description: format!("at most {MAX_LABEL} characters, no control characters"),
                 });
@@ -233,14 +232,16 @@ impl Arbiter {
             black: spec.black.name.clone(),
             spec_format: event_log::FORMAT,
             spec_json: event_log::encode_spec(&spec),
-            status: "PENDING".into(),
+            status: GameStatus::Pending,
             result: None,
             last_seq: 0,
             updated_wall_ms: now,
+            // Its table writes the first one when it loads.
+            view: None,
         };
         match self.hall.create(&row).await {
             Ok(()) => {}
-            Err(ApiError::Aborted { reason: "DUPLICATE_REQUEST", .. }) => {
+            Err(ApiError::Aborted { reason: AbortReason::DuplicateRequest, .. }) => {
                 // Another call with the same request id won the race.
                 if let Some(rid) = &request_id
                     && let Some(row) = self.hall.store().game_by_request(rid).await?
@@ -274,7 +275,7 @@ impl Arbiter {
     async fn created(&self, id: &str) -> Result<pb::CreateGameResponse, ApiError> {
         let game = self.hall.table(id).await?.read().await?;
         Ok(pb::CreateGameResponse {
-            game: Some(game),
+            game: Some(to_proto::game(&game)),
             white_token: self.auth.player_token(id, Color::White),
             black_token: self.auth.player_token(id, Color::Black),
         })
@@ -294,29 +295,21 @@ impl Arbiter {
             check_game_id(&r.page_token).map_err(|_| ApiError::field("page_token", "not a page token"))?;
             Some(r.page_token.clone())
         };
-        let status = match pb::GameStatus::try_from(r.status) {
-            Ok(pb::GameStatus::Unspecified) => None,
-            Ok(pb::GameStatus::Pending) => Some("PENDING"),
-            Ok(pb::GameStatus::InProgress) => Some("IN_PROGRESS"),
-            Ok(pb::GameStatus::Finished) => Some("FINISHED"),
-            Err(_) => return Err(ApiError::field("status", format!("unknown status {}", r.status))),
-        };
+        let status = validate::status_from_proto("status", r.status)
+            .map_err(|v| ApiError::InvalidArgument(vec![v]))?;
         let filter = GameFilter {
             event_name: Some(r.event.clone()).filter(|s| !s.is_empty()),
             round: Some(r.round.clone()).filter(|s| !s.is_empty()),
-            status: status.map(str::to_string),
+            status,
             after_id,
             limit: size + 1,
         };
-        let mut rows = self.hall.store().list_games(&filter).await?;
-        let more = rows.len() > size as usize;
-        rows.truncate(size as usize);
+        let rows = self.hall.store().list_games(&filter).await?;
+        let (rows, next_page_token) = page(rows, size, |r| r.id.clone());
         let mut games = Vec::with_capacity(rows.len());
         for row in &rows {
-            games.push(self.hall.table(&row.id).await?.read().await?);
+            games.push(to_proto::game(&self.hall.list_reading(row).await?));
         }
-        let next_page_token =
-            if more { rows.last().map(|r| r.id.clone()).unwrap_or_default() } else { String::new() };
         Ok(pb::ListGamesResponse { games, next_page_token })
     }
 
@@ -342,13 +335,11 @@ impl Arbiter {
             return Err(ApiError::NotFound(format!("games/{id}")));
         }
         let rows = self.hall.store().events(&id, after, size + 1).await?;
-        let more = rows.len() > size as usize;
+        let (rows, next_page_token) = page(rows, size, |r| r.seq.to_string());
         let mut events = Vec::with_capacity(rows.len());
-        for row in rows.iter().take(size as usize) {
-            events.push(table::event_to_proto(row)?);
+        for row in &rows {
+            events.push(to_proto::event(&LoggedEvent::decode(row)?));
         }
-        let next_page_token =
-            if more { events.last().map(|e| e.seq.to_string()).unwrap_or_default() } else { String::new() };
         Ok(pb::ListGameEventsResponse { events, next_page_token })
     }
 
@@ -357,15 +348,12 @@ impl Arbiter {
         metadata: &MetadataMap,
         r: pb::ExportPgnRequest,
     ) -> Result<pb::ExportPgnResponse, ApiError> {
-        let (id, table) = self.read_table(metadata, &r.name).await?;
-        let game = table.read().await?;
+        let (id, game) = self.read_game(metadata, &r.name).await?;
         let mut rows = Vec::new();
-        loop {
-            let after = rows.last().map_or(0, |r: &crate::store::EventRow| r.seq);
-            let page = self.hall.store().events(&id, after, 1000).await?;
-            let done = page.len() < 1000;
+        let mut pages = EventPages::new(self.hall.store(), &id, 0, 1000);
+        while let Some(page) = pages.next().await? {
             rows.extend(page);
-            if done || rows.last().is_some_and(|r| r.seq >= game.last_seq) {
+            if pages.last_seq() >= game.last_seq {
                 break;
             }
         }
@@ -387,10 +375,18 @@ impl Arbiter {
         }
         let id = game_id(&r.name)?;
         principal.may_read(&id)?;
-        let table = self.hall.table(&id).await?;
-        // Subscribe before reading the log, so nothing falls between the two.
-        let live = table.subscribe();
-        let game = table.read().await?;
+        // A finished game no longer changes: its stored reading and its log
+        // are the whole stream. A game in play is watched through its table;
+        // subscribe before reading the log, so nothing falls between the two.
+        let (table, live, game) = match self.hall.finished_unloaded(&id).await? {
+            Some(reading) => (None, None, to_proto::game(&reading)),
+            None => {
+                let table = self.hall.table(&id).await?;
+                let live = table.subscribe();
+                let game = to_proto::game(&table.read().await?);
+                (Some(table), Some(live), game)
+            }
+        };
         // A resume point beyond the log is the client's mistake (another
         // game's number, or a log it imagines): say so rather than wait for
         // events that will never come. The table may lag behind a write by
@@ -424,7 +420,9 @@ impl Arbiter {
 /// One WatchGame stream.
 struct Watcher {
     id: String,
-    table: TableHandle,
+    /// The table of a game in play (`None` for a finished game, whose stream
+    /// ends with its log).
+    table: Option<TableHandle>,
     store: crate::store::Storage,
     tx: mpsc::Sender<Result<pb::WatchGameResponse, Status>>,
     /// The last sequence number sent.
@@ -449,18 +447,21 @@ impl Watcher {
     /// Sends every stored event after `last`; `Stop` when the client left or
     /// the game is over and everything was sent.
     async fn backfill(&mut self) -> Flow {
+        let store = self.store.clone();
+        let id = self.id.clone();
+        let mut pages = EventPages::new(&store, &id, self.last, 500);
         loop {
-            let page = match self.store.events(&self.id, self.last, 500).await {
-                Ok(page) => page,
+            let page = match pages.next().await {
+                Ok(Some(page)) => page,
+                Ok(None) => break,
                 Err(e) => {
                     let _ = self.tx.send(Err(ApiError::from(e).into())).await;
                     return Flow::Stop;
                 }
             };
-            let n = page.len();
             for row in page {
-                let event = match table::event_to_proto(&row) {
-                    Ok(e) => e,
+                let event = match LoggedEvent::decode(&row) {
+                    Ok(e) => to_proto::event(&e),
                     Err(e) => {
                         let _ = self.tx.send(Err(e.into())).await;
                         return Flow::Stop;
@@ -471,23 +472,21 @@ impl Watcher {
                 }
                 self.last = row.seq;
             }
-            if n < 500 {
-                break;
-            }
         }
         match self.store.game(&self.id).await {
-            Ok(Some(row)) if row.status == "FINISHED" && self.last >= row.last_seq => Flow::Stop,
+            Ok(Some(row)) if row.status == GameStatus::Finished && self.last >= row.last_seq => Flow::Stop,
             _ => Flow::Continue,
         }
     }
 
-    async fn run(mut self, game: pb::Game, mut live: broadcast::Receiver<Arc<table::Recorded>>) {
+    async fn run(mut self, game: pb::Game, live: Option<broadcast::Receiver<Arc<table::Recorded>>>) {
         if let Flow::Stop = self.send(pb::watch_game_response::Item::Game(game)).await {
             return;
         }
         if let Flow::Stop = self.backfill().await {
             return;
         }
+        let (Some(table), Some(mut live)) = (self.table.clone(), live) else { return };
         let mut beat = tokio::time::interval(self.heartbeat);
         beat.tick().await;
         loop {
@@ -497,7 +496,8 @@ impl Watcher {
                         Ok(rec) if rec.event.seq <= self.last => Flow::Continue,
                         Ok(rec) if rec.event.seq == self.last + 1 => {
                             self.last = rec.event.seq;
-                            match self.send(pb::watch_game_response::Item::Event(rec.event.clone())).await {
+                            let event = to_proto::event(&rec.event);
+                            match self.send(pb::watch_game_response::Item::Event(event)).await {
                                 Flow::Stop => Flow::Stop,
                                 Flow::Continue if rec.finished => Flow::Stop,
                                 Flow::Continue => Flow::Continue,
@@ -515,8 +515,8 @@ impl Watcher {
                     }
                 }
                 _ = beat.tick() => {
-                    let clocks = match self.table.read().await {
-                        Ok(g) => g.clocks.unwrap_or_default(),
+                    let clocks = match table.read().await {
+                        Ok(g) => to_proto::clocks(g.view.clocks, g.clocks_read_wall_ms),
                         Err(_) => continue,
                     };
                     if let Flow::Stop = self.send(pb::watch_game_response::Item::Heartbeat(clocks)).await {
@@ -600,6 +600,16 @@ fn request_id_of(text: &str) -> Result<Option<String>, ApiError> {
     Ok(Some(text.to_string()))
 }
 
+/// One page of a paged read: `rows` were read with a limit of `size + 1`,
+/// so that a row beyond the page says there is a next one; its token is
+/// `token_of` the page's last row (empty on the last page).
+fn page<T>(mut rows: Vec<T>, size: u32, token_of: impl Fn(&T) -> String) -> (Vec<T>, String) {
+    let more = rows.len() > size as usize;
+    rows.truncate(size as usize);
+    let token = if more { rows.last().map(&token_of).unwrap_or_default() } else { String::new() };
+    (rows, token)
+}
+
 fn page_size(size: i32, default: u32) -> Result<u32, ApiError> {
     match size {
         0 => Ok(default),
@@ -608,16 +618,16 @@ fn page_size(size: i32, default: u32) -> Result<u32, ApiError> {
     }
 }
 
-fn player_of(field: &str, p: Option<&pb::Player>, violations: &mut Vec<convert::Violation>) -> PlayerSpec {
+fn player_of(field: &str, p: Option<&pb::Player>, violations: &mut Vec<api::Violation>) -> PlayerSpec {
     let p = p.cloned().unwrap_or_default();
     if p.name.chars().count() > MAX_LABEL || p.name.chars().any(char::is_control) {
-        violations.push(convert::Violation {
+        violations.push(api::Violation {
             field: format!("{field}.name"),
             description: format!("at most {MAX_LABEL} characters, no control characters"),
         });
     }
     if p.fide_id.len() > 12 || !p.fide_id.bytes().all(|b| b.is_ascii_digit()) {
-        violations.push(convert::Violation {
+        violations.push(api::Violation {
             field: format!("{field}.fide_id"),
             description: "a FIDE id is up to 12 digits".into(),
         });
@@ -626,12 +636,12 @@ fn player_of(field: &str, p: Option<&pb::Player>, violations: &mut Vec<convert::
 }
 
 fn required_color(field: &str, value: i32) -> Result<Color, ApiError> {
-    convert::color_from_proto(field, value)
+    validate::color_from_proto(field, value)
         .map_err(|v| ApiError::InvalidArgument(vec![v]))?
         .ok_or_else(|| ApiError::field(field, "the colour is required"))
 }
 
-fn bad(v: convert::Violation) -> ApiError {
+fn bad(v: api::Violation) -> ApiError {
     ApiError::InvalidArgument(vec![v])
 }
 
@@ -688,18 +698,18 @@ arbiter_service! {
         });
         touch_piece(TouchPieceRequest) -> TouchPieceResponse |r, color| ev(Event::Touch {
             color,
-            square: convert::parse_square("square", &r.square).map_err(bad)?,
-            kind: convert::touch_kind_from_proto("kind", r.kind).map_err(bad)?,
+            square: validate::parse_square("square", &r.square).map_err(bad)?,
+            kind: validate::touch_kind_from_proto("kind", r.kind).map_err(bad)?,
         });
         announce_adjust(AnnounceAdjustRequest) -> AnnounceAdjustResponse |r, color|
             ev(Event::AnnounceAdjust { color });
         place_promotion_piece(PlacePromotionPieceRequest) -> PlacePromotionPieceResponse |r, color|
             ev(Event::PromotionPieceTouched {
-                color, role: convert::promotion_role_from_proto("piece", r.piece).map_err(bad)?,
+                color, role: validate::promotion_role_from_proto("piece", r.piece).map_err(bad)?,
             });
         release_castling_king(ReleaseCastlingKingRequest) -> ReleaseCastlingKingResponse |r, color|
             ev(Event::CastlingKingReleased {
-                color, to: convert::parse_square("square", &r.square).map_err(bad)?,
+                color, to: validate::parse_square("square", &r.square).map_err(bad)?,
             });
         report_two_hands(ReportTwoHandsRequest) -> ReportTwoHandsResponse |r, color|
             ev(Event::UsedTwoHands { color });
@@ -710,7 +720,7 @@ arbiter_service! {
         decline_draw(DeclineDrawRequest) -> DeclineDrawResponse |r, color| ev(Event::DeclineDraw { color });
         claim_draw(ClaimDrawRequest) -> ClaimDrawResponse |r, color| Ok(Act::Claim {
             color,
-            kind: convert::claim_kind_from_proto("kind", r.kind).map_err(bad)?,
+            kind: validate::claim_kind_from_proto("kind", r.kind).map_err(bad)?,
             intended: Some(r.intended_move.clone()).filter(|m| !m.trim().is_empty()),
         });
         resign_game(ResignGameRequest) -> ResignGameResponse |r, color| ev(Event::Resign { color });
@@ -746,18 +756,18 @@ arbiter_service! {
         };
         issue_penalty(IssuePenaltyRequest) -> IssuePenaltyResponse |r| ev(Event::Penalty {
             color: required_color("color", r.color)?,
-            kind: convert::penalty_from_proto(r.kind, r.amount_ms).map_err(bad)?,
+            kind: validate::penalty_from_proto(r.kind, r.amount_ms).map_err(bad)?,
         });
         reinstate_position(ReinstatePositionRequest) -> ReinstatePositionResponse |r|
             ev(Event::ReinstatePosition { ply: r.ply as usize });
         declare_result(DeclareResultRequest) -> DeclareResultResponse |r| ev(Event::DeclareResult {
-            result: convert::declared_result_from_proto("result", r.result).map_err(bad)?,
+            result: validate::declared_result_from_proto("result", r.result).map_err(bad)?,
         });
         record_device(RecordDeviceRequest) -> RecordDeviceResponse |r|
             ev(Event::DeviceFound { color: required_color("color", r.color)? });
         answer_question(AnswerQuestionRequest) -> AnswerQuestionResponse |r| ev(Event::AnswerQuestion {
             id: r.question_id,
-            answer: convert::answer_from_proto("answer", r.answer).map_err(bad)?,
+            answer: validate::answer_from_proto("answer", r.answer).map_err(bad)?,
         });
     }
 
@@ -772,8 +782,8 @@ arbiter_service! {
     async fn get_game(&self, request: Request<pb::GetGameRequest>) -> Reply<pb::GetGameResponse> {
         self.observe("get_game", async {
             let (metadata, _, r) = request.into_parts();
-            let (_, table) = self.read_table(&metadata, &r.name).await?;
-            Ok(pb::GetGameResponse { game: Some(table.read().await?) })
+            let (_, game) = self.read_game(&metadata, &r.name).await?;
+            Ok(pb::GetGameResponse { game: Some(game) })
         })
         .await
     }

@@ -23,13 +23,13 @@ use arbiter_chess::Color;
 use arbiter_laws::event::{ClaimKind, Event};
 use arbiter_laws::game::Game;
 use arbiter_laws::ruling::{Decision, EndCause, Ruling};
-use arbiter_proto::v1 as pb;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
-use crate::convert;
-use crate::error::ApiError;
-use crate::event_log::{self, Aftermath, Clocks, GameSpec, PlayerSpec};
-use crate::store::{Append, EventRow, EventStore, GameRow, Storage};
+use crate::api;
+use crate::error::{AbortReason, ApiError};
+use crate::event_log::{self, Aftermath, Clocks, GameSpec, GameView, ObligationView, QuestionView};
+use crate::store::{Append, EventPages, EventRow, EventStore, GameRow, GameStatus, Storage, StoredView};
+use crate::view::{GameReading, LoggedEvent};
 
 /// How long a finished game stays loaded without commands. Long enough for
 /// the reads that follow a result (the platform fetching the result, the
@@ -80,14 +80,14 @@ pub enum Act {
 /// The answer to an act: the recorded event and the game after it.
 #[derive(Clone, Debug)]
 pub struct Acted {
-    pub event: pb::GameEvent,
-    pub game: pb::Game,
+    pub event: LoggedEvent,
+    pub game: GameReading,
 }
 
 /// A recorded event as watchers receive it.
 #[derive(Clone, Debug)]
 pub struct Recorded {
-    pub event: pb::GameEvent,
+    pub event: LoggedEvent,
     /// The game is over after this event.
     pub finished: bool,
 }
@@ -101,7 +101,7 @@ enum Command {
         reply: oneshot::Sender<Result<Acted, ApiError>>,
     },
     Read {
-        reply: oneshot::Sender<Result<pb::Game, ApiError>>,
+        reply: oneshot::Sender<Result<GameReading, ApiError>>,
     },
     /// Another writer appended up to `seq`.
     CatchUp {
@@ -162,7 +162,7 @@ impl TableHandle {
     ///
     /// # Errors
     /// [`ApiError::Unavailable`] if the game cannot be read consistently.
-    pub async fn read(&self) -> Result<pb::Game, ApiError> {
+    pub async fn read(&self) -> Result<GameReading, ApiError> {
         let (reply, rx) = oneshot::channel();
         self.tx.send(Command::Read { reply }).await.map_err(|_| gone())?;
         rx.await.map_err(|_| gone())?
@@ -185,7 +185,7 @@ impl TableHandle {
 struct Table {
     store: Storage,
     row: GameRow,
-    spec: GameSpec,
+    spec: Arc<GameSpec>,
     game: Game,
     last_seq: i64,
     /// Timeline offset: the game instant is `offset + mono_ms()`.
@@ -200,6 +200,9 @@ struct Table {
     notation: Notation,
     /// The game was over when the table was loaded: it only serves reads.
     loaded_finished: bool,
+    /// The games index held a read model of the game when it was last read
+    /// (a row of a release before read models has none).
+    view_stored: bool,
 }
 
 /// The moves on the record in SAN and UCI, kept up to date incrementally:
@@ -258,6 +261,9 @@ pub async fn open(store: Storage, id: &str, continuity: Continuity) -> Result<Ta
         if running && let Err(e) = table.record_system(Event::ServiceResumed { outage_ms }, "server").await {
             tracing::warn!(game = %table.row.id, error = %e, "could not record the service outage");
         }
+        if !table.view_stored {
+            table.put_view().await;
+        }
         table.run(rx).await;
     });
     Ok(TableHandle { tx, events })
@@ -278,7 +284,7 @@ impl Table {
                 ApiError::Internal(format!("games/{id}: stored regulations no longer valid: {e}"))
             })?,
             row,
-            spec,
+            spec: Arc::new(spec),
             last_seq: 0,
             offset: 0,
             requests: HashMap::new(),
@@ -287,6 +293,7 @@ impl Table {
             retry_deadline_at: None,
             notation: Notation::default(),
             loaded_finished: false,
+            view_stored: false,
         };
         table.replay().await?;
         table.loaded_finished = table.game.is_over();
@@ -300,16 +307,17 @@ impl Table {
     async fn replay(&mut self) -> Result<(), ApiError> {
         let id = self.row.id.clone();
         if let Some(row) = self.store.game(&id).await? {
-            self.row = row;
+            // The stored read model is not kept: the table makes its own.
+            self.view_stored = row.view.is_some();
+            self.row = GameRow { view: None, ..row };
         }
         let mut game = Game::new(self.spec.regulations.clone()).map_err(|e| {
             ApiError::Internal(format!("games/{id}: stored regulations no longer valid: {e}"))
         })?;
         let mut requests = HashMap::new();
         let mut last_seq = 0;
-        loop {
-            let page = self.store.events(&id, last_seq, REPLAY_PAGE).await?;
-            let n = page.len();
+        let mut pages = EventPages::new(&self.store, &id, 0, REPLAY_PAGE);
+        while let Some(page) = pages.next().await? {
             for ev in page {
                 let event = event_log::decode_event(ev.format, &ev.event_json)
                     .map_err(|e| ApiError::stored(format!("games/{id}: event {}", ev.seq), e))?;
@@ -320,9 +328,6 @@ impl Table {
                     requests.insert(rid, ev.seq);
                 }
                 last_seq = ev.seq;
-            }
-            if n < REPLAY_PAGE as usize {
-                break;
             }
         }
         self.game = game;
@@ -432,7 +437,7 @@ impl Table {
         &mut self,
         event: Event,
         actor: &'static str,
-    ) -> Result<Option<pb::GameEvent>, ApiError> {
+    ) -> Result<Option<LoggedEvent>, ApiError> {
         let at = self.now_at();
         let rulings = match self.game.apply(&event, at) {
             Ok(r) if r.is_empty() => return Ok(None),
@@ -470,13 +475,13 @@ impl Table {
                         ))
                     },
                 )?;
-                return Ok(Acted { event: event_to_proto(&row)?, game: self.snapshot() });
+                return Ok(Acted { event: LoggedEvent::decode(&row)?, game: self.snapshot() });
             }
             if let Some(expected) = expected_seq
                 && expected != self.last_seq
             {
                 return Err(ApiError::Aborted {
-                    reason: "STALE_SEQ",
+                    reason: AbortReason::StaleSeq,
                     message: format!(
                         "expected_seq {expected} is stale: the game's last event is {}; read the game again",
                         self.last_seq
@@ -516,9 +521,10 @@ impl Table {
             };
             match self.record(&event, rulings, at, actor, request_id.clone()).await {
                 Ok(event) => return Ok(Acted { event, game: self.snapshot() }),
-                Err(ApiError::Aborted { reason: "CONCURRENT_UPDATE" | "DUPLICATE_REQUEST", .. })
-                    if attempts < 3 =>
-                {
+                Err(ApiError::Aborted {
+                    reason: AbortReason::ConcurrentUpdate | AbortReason::DuplicateRequest,
+                    ..
+                }) if attempts < 3 => {
                     // Nothing was written: put the game back as it was and
                     // read what the other writer recorded.
                     self.game = before;
@@ -535,15 +541,12 @@ impl Table {
     /// the log, and passes them on to watchers.
     async fn catch_up(&mut self) -> Result<(), ApiError> {
         let id = self.row.id.clone();
-        loop {
-            let page = self.store.events(&id, self.last_seq, REPLAY_PAGE).await?;
-            let n = page.len();
+        let store = self.store.clone();
+        let mut pages = EventPages::new(&store, &id, self.last_seq, REPLAY_PAGE);
+        while let Some(page) = pages.next().await? {
             for row in page {
-                let event = event_log::decode_event(row.format, &row.event_json).map_err(|e| {
-                    self.dirty = true;
-                    ApiError::stored(format!("games/{id}: event {}", row.seq), e)
-                })?;
-                if let Err(r) = self.game.apply(&event, row.at_ms) {
+                let logged = LoggedEvent::decode(&row).inspect_err(|_| self.dirty = true)?;
+                if let Err(r) = self.game.apply(&logged.event, row.at_ms) {
                     self.dirty = true;
                     return Err(ApiError::Internal(format!(
                         "games/{id}: event {} no longer applies: {r}",
@@ -556,15 +559,11 @@ impl Table {
                 if let Some(rid) = &row.request_id {
                     self.requests.insert(rid.clone(), row.seq);
                 }
-                let proto = event_to_proto(&row)?;
-                let _ = self.events.send(Arc::new(Recorded { event: proto, finished: self.game.is_over() }));
-            }
-            if n < REPLAY_PAGE as usize {
-                break;
+                let _ = self.events.send(Arc::new(Recorded { event: logged, finished: self.game.is_over() }));
             }
         }
-        self.row.status = self.status().to_string();
-        self.row.result = self.game.end().map(|end| convert::game_result_text(end.result));
+        self.row.status = self.status();
+        self.row.result = self.game.end().map(|end| api::game_result_text(end.result));
         Ok(())
     }
 
@@ -584,7 +583,7 @@ impl Table {
                     mv.castle = castle;
                     mv
                 } else {
-                    convert::parse_move("move", &text, position, castle)
+                    api::parse_move("move", &text, position, castle)
                         .map_err(|v| ApiError::InvalidArgument(vec![v]))?
                 };
                 if online {
@@ -598,7 +597,7 @@ impl Table {
             Act::Claim { color, kind, intended } => {
                 let intended = match intended {
                     Some(text) => Some(
-                        convert::parse_move("intended_move", &text, position, false)
+                        api::parse_move("intended_move", &text, position, false)
                             .map_err(|v| ApiError::InvalidArgument(vec![v]))?,
                     ),
                     None => None,
@@ -622,18 +621,19 @@ impl Table {
         }
     }
 
-    fn status(&self) -> &'static str {
+    fn status(&self) -> GameStatus {
         if self.game.is_over() {
-            "FINISHED"
+            GameStatus::Finished
         } else if self.game.is_started() {
-            "IN_PROGRESS"
+            GameStatus::InProgress
         } else {
-            "PENDING"
+            GameStatus::Pending
         }
     }
 
-    /// Appends an applied event to the log; on failure the in-memory state
-    /// is marked for a rebuild from the log.
+    /// Appends an applied event to the log, with the game's read model
+    /// after it; on failure the in-memory state is marked for a rebuild from
+    /// the log.
     async fn record(
         &mut self,
         event: &Event,
@@ -641,7 +641,7 @@ impl Table {
         at: i64,
         actor: &'static str,
         request_id: Option<String>,
-    ) -> Result<pb::GameEvent, ApiError> {
+    ) -> Result<LoggedEvent, ApiError> {
         let aftermath = Aftermath { clocks: self.clock_snap(at), fen: self.game.position().fen(), rulings };
         let row = EventRow {
             game_id: self.row.id.clone(),
@@ -654,13 +654,15 @@ impl Table {
             event_json: event_log::encode_event(event),
             rulings_json: event_log::encode_aftermath(&aftermath),
         };
-        let result = self.game.end().map(|end| convert::game_result_text(end.result));
+        let result = self.game.end().map(|end| api::game_result_text(end.result));
+        let view = self.view(at);
         let append = Append {
             game_id: self.row.id.clone(),
             expected_last_seq: self.last_seq,
             events: vec![row.clone()],
-            status: self.status().to_string(),
+            status: self.status(),
             result: result.clone(),
+            view: Some(StoredView { format: event_log::FORMAT, json: event_log::encode_view(&view) }),
         };
         if let Err(e) = self.store.append(append).await {
             self.dirty = true;
@@ -668,8 +670,9 @@ impl Table {
             return Err(e.into());
         }
         self.last_seq = row.seq;
+        self.view_stored = true;
         self.row.last_seq = row.seq;
-        self.row.status = self.status().to_string();
+        self.row.status = self.status();
         self.row.result = result;
         self.row.updated_wall_ms = row.wall_ms;
         if let Some(rid) = request_id {
@@ -684,50 +687,62 @@ impl Table {
                 metrics::counter!("arbiter_flags_total").increment(1);
             }
         }
-        let proto = build_event_proto(&row, event, &aftermath);
-        let _ = self.events.send(Arc::new(Recorded { event: proto.clone(), finished: self.game.is_over() }));
-        Ok(proto)
+        let logged = LoggedEvent::new(&row, event.clone(), aftermath);
+        let _ = self.events.send(Arc::new(Recorded { event: logged.clone(), finished: self.game.is_over() }));
+        Ok(logged)
     }
 
-    /// The game as it stands now, clocks read now.
-    fn snapshot(&mut self) -> pb::Game {
-        let at = self.now_at();
+    /// Stores the read model of the game as the log has it, for a game
+    /// whose row has none (written by a release before read models). A
+    /// failure only means the next load tries again.
+    async fn put_view(&mut self) {
+        if self.dirty {
+            return;
+        }
+        let view = self.view(self.last_at());
+        let stored = StoredView { format: event_log::FORMAT, json: event_log::encode_view(&view) };
+        if let Err(e) = self.store.put_view(&self.row.id, self.last_seq, &stored).await {
+            tracing::warn!(game = %self.row.id, error = %e, "could not store the game's read model");
+        }
+    }
+
+    /// The read model of the game as it stands, clocks read at `at`.
+    fn view(&mut self, at: i64) -> GameView {
+        let clocks = self.clock_snap(at);
         let game = &self.game;
         let position = game.position();
-        let record = game.record();
-        let regs = &self.spec.regulations;
-        let (san, uci) = self.notation.read(record);
-        let obligation =
-            game.obligation().map(|o| convert::obligation_to_proto(position.turn(), &o, position));
-        pb::Game {
-            name: format!("games/{}", self.row.id),
-            event: self.spec.event.clone(),
-            round: self.spec.round.clone(),
-            white: Some(player_proto(&self.spec.white)),
-            black: Some(player_proto(&self.spec.black)),
-            regulations: Some(convert::regulations_to_proto(regs)),
-            status: convert::status_to_proto(self.status()),
-            end: game.end().map(convert::game_end_to_proto),
+        let (moves_san, moves_uci) = self.notation.read(game.record());
+        GameView {
+            end: game.end().cloned(),
             fen: position.fen(),
-            moves_san: san,
-            moves_uci: uci,
-            side_to_move: convert::color_to_proto(position.turn()),
-            clocks: Some(clocks_proto(self.clock_snap(at), wall_ms())),
-            draw_offer: game
-                .draw_offer()
-                .map(|o| pb::DrawOffer { by: convert::color_to_proto(o.by), ply: o.ply as u32 }),
-            obligation,
+            turn: position.turn(),
+            moves_san,
+            moves_uci,
+            clocks,
+            draw_offer: game.draw_offer().map(|o| (o.by, u32::try_from(o.ply).unwrap_or(u32::MAX))),
+            obligation: game.obligation().map(|o| ObligationView::new(&o, position)),
             open_questions: game
                 .open_questions()
                 .iter()
-                .map(|q| pb::Question { id: q.id, text: q.text.clone(), default: q.default.clone() })
+                .map(|q| QuestionView { id: q.id, text: q.text.clone(), default: q.default.clone() })
                 .collect(),
             white_illegal_moves: game.illegal_move_count(Color::White),
             black_illegal_moves: game.illegal_move_count(Color::Black),
+        }
+    }
+
+    /// The game as it stands now, clocks read now.
+    fn snapshot(&mut self) -> GameReading {
+        let at = self.now_at();
+        GameReading {
+            id: self.row.id.clone(),
+            spec: Arc::clone(&self.spec),
+            status: self.status(),
+            view: self.view(at),
             last_seq: self.last_seq,
-            create_time: Some(timestamp(self.row.created_wall_ms)),
-            update_time: Some(timestamp(self.row.updated_wall_ms)),
-            category: convert::category_to_proto(regs.category()),
+            created_wall_ms: self.row.created_wall_ms,
+            updated_wall_ms: self.row.updated_wall_ms,
+            clocks_read_wall_ms: wall_ms(),
         }
     }
 }
@@ -737,69 +752,4 @@ async fn sleep_until_opt(at: Option<Instant>) {
         Some(at) => tokio::time::sleep_until(at.into()).await,
         None => std::future::pending().await,
     }
-}
-
-fn player_proto(p: &PlayerSpec) -> pb::Player {
-    pb::Player { name: p.name.clone(), fide_id: p.fide_id.clone() }
-}
-
-/// A protobuf timestamp from Unix milliseconds.
-pub fn timestamp(ms: i64) -> prost_types::Timestamp {
-    prost_types::Timestamp { seconds: ms.div_euclid(1000), nanos: (ms.rem_euclid(1000) * 1_000_000) as i32 }
-}
-
-fn clocks_proto(c: Clocks, read_wall_ms: i64) -> pb::ClockReading {
-    pb::ClockReading {
-        white_remaining_ms: c.white_ms,
-        black_remaining_ms: c.black_ms,
-        running: c.running.map_or(0, convert::color_to_proto),
-        paused: c.paused,
-        white_moves: c.white_moves,
-        black_moves: c.black_moves,
-        read_time: Some(timestamp(read_wall_ms)),
-    }
-}
-
-fn build_event_proto(row: &EventRow, event: &Event, aftermath: &Aftermath) -> pb::GameEvent {
-    let (act, summary, details) = convert::event_to_proto_parts(event);
-    pb::GameEvent {
-        seq: row.seq,
-        act,
-        summary,
-        actor: row.actor.clone(),
-        details,
-        rulings: aftermath.rulings.iter().map(convert::ruling_to_proto).collect(),
-        record_time: Some(timestamp(row.wall_ms)),
-        game_time_ms: row.at_ms,
-        clocks: Some(clocks_proto(aftermath.clocks, row.wall_ms)),
-        request_id: row.request_id.clone().unwrap_or_default(),
-        fen: aftermath.fen.clone(),
-    }
-}
-
-/// A stored event as the API shows it.
-///
-/// # Errors
-/// [`ApiError::stored`] if the row cannot be read.
-pub fn event_to_proto(row: &EventRow) -> Result<pb::GameEvent, ApiError> {
-    let (event, aftermath) = decode_row(row)?;
-    Ok(build_event_proto(row, &event, &aftermath))
-}
-
-/// The rulings stored with an event (for PGN export).
-///
-/// # Errors
-/// [`ApiError::stored`] if the row cannot be read.
-pub fn stored_rulings(row: &EventRow) -> Result<Vec<Ruling>, ApiError> {
-    Ok(decode_row(row)?.1.rulings)
-}
-
-/// A stored row's event and aftermath.
-fn decode_row(row: &EventRow) -> Result<(Event, Aftermath), ApiError> {
-    let at = || format!("games/{}: event {}", row.game_id, row.seq);
-    let event =
-        event_log::decode_event(row.format, &row.event_json).map_err(|e| ApiError::stored(at(), e))?;
-    let aftermath =
-        event_log::decode_aftermath(row.format, &row.rulings_json).map_err(|e| ApiError::stored(at(), e))?;
-    Ok((event, aftermath))
 }

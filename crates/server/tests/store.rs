@@ -39,8 +39,9 @@ fn game(id: &str) -> GameRow {
         white: "Alice".to_owned(),
         black: "Bob".to_owned(),
         spec_json: format!(r#"{{"game":"{id}"}}"#),
-        status: "PENDING".to_owned(),
+        status: GameStatus::Pending,
         result: None,
+        view: None,
         last_seq: 0,
         updated_wall_ms: 1_700_000_000_000,
         // Opaque to the store, like the payload; a value other than the
@@ -71,8 +72,9 @@ fn one(game_id: &str, expected_last_seq: i64, request_id: Option<&str>) -> Appen
         game_id: game_id.to_owned(),
         expected_last_seq,
         events: vec![event(game_id, expected_last_seq + 1, request_id)],
-        status: "IN_PROGRESS".to_owned(),
+        status: GameStatus::InProgress,
         result: None,
+        view: None,
     }
 }
 
@@ -156,8 +158,9 @@ async fn append_happy_path<S: EventStore>(store: &S) {
         game_id: "a".to_owned(),
         expected_last_seq: 1,
         events: vec![event("a", 2, Some("r2")), event("a", 3, None), event("a", 4, None)],
-        status: "FINISHED".to_owned(),
+        status: GameStatus::Finished,
         result: Some("1-0".to_owned()),
+        view: None,
     };
     store.append(batch.clone()).await.unwrap();
 
@@ -168,7 +171,7 @@ async fn append_happy_path<S: EventStore>(store: &S) {
 
     let row = store.game("a").await.unwrap().unwrap();
     assert_eq!(row.last_seq, 4);
-    assert_eq!(row.status, "FINISHED");
+    assert_eq!(row.status, GameStatus::Finished);
     assert_eq!(row.result.as_deref(), Some("1-0"));
     assert_eq!(row.updated_wall_ms, event("a", 4, None).wall_ms);
     // The creation fields are untouched.
@@ -237,8 +240,9 @@ async fn duplicate_request_in_game<S: EventStore>(store: &S) {
         game_id: "d".to_owned(),
         expected_last_seq: 2,
         events: vec![event("d", 3, Some("move-3")), event("d", 4, Some("move-2"))],
-        status: "FINISHED".to_owned(),
+        status: GameStatus::Finished,
         result: Some("0-1".to_owned()),
+        view: None,
     };
     assert!(matches!(store.append(mixed).await, Err(StoreError::DuplicateRequest { .. })));
     // Twice the same request id inside one append.
@@ -246,14 +250,15 @@ async fn duplicate_request_in_game<S: EventStore>(store: &S) {
         game_id: "d".to_owned(),
         expected_last_seq: 2,
         events: vec![event("d", 3, Some("move-x")), event("d", 4, Some("move-x"))],
-        status: "IN_PROGRESS".to_owned(),
+        status: GameStatus::InProgress,
         result: None,
+        view: None,
     };
     assert!(matches!(store.append(twice).await, Err(StoreError::DuplicateRequest { .. })));
 
     assert_gap_free(store, "d", 2).await;
     let row = store.game("d").await.unwrap().unwrap();
-    assert_eq!((row.status.as_str(), row.result), ("IN_PROGRESS", None));
+    assert_eq!((row.status, row.result), (GameStatus::InProgress, None));
     assert_eq!(store.event_by_request("d", "move-3").await.unwrap(), None);
     assert_eq!(store.event_by_request("d", "move-x").await.unwrap(), None);
     // The game goes on normally afterwards.
@@ -408,7 +413,7 @@ async fn list_games_filters<S: EventStore>(store: &S) {
             1 | 2 => store.append(one(&g.id, 0, None)).await.unwrap(),
             _ => {
                 let mut done = one(&g.id, 0, None);
-                done.status = "FINISHED".to_owned();
+                done.status = GameStatus::Finished;
                 done.result = Some("1/2-1/2".to_owned());
                 store.append(done).await.unwrap();
             }
@@ -418,10 +423,10 @@ async fn list_games_filters<S: EventStore>(store: &S) {
     let expected = |keep: &dyn Fn(usize) -> bool| {
         (0..30).filter(|&i| keep(i)).map(|i| format!("l{i:02}")).collect::<Vec<_>>()
     };
-    let filter = |event: Option<&str>, round: Option<&str>, status: Option<&str>| GameFilter {
+    let filter = |event: Option<&str>, round: Option<&str>, status: Option<GameStatus>| GameFilter {
         event_name: event.map(str::to_owned),
         round: round.map(str::to_owned),
-        status: status.map(str::to_owned),
+        status,
         after_id: None,
         limit: 1000,
     };
@@ -440,18 +445,18 @@ async fn list_games_filters<S: EventStore>(store: &S) {
         expected(&|i| i % 3 == 2)
     );
     assert_eq!(
-        ids(store.list_games(&filter(None, None, Some("FINISHED"))).await.unwrap()),
+        ids(store.list_games(&filter(None, None, Some(GameStatus::Finished))).await.unwrap()),
         expected(&|i| i % 5 >= 3)
     );
     assert_eq!(
-        ids(store.list_games(&filter(Some("A"), Some("1"), Some("PENDING"))).await.unwrap()),
+        ids(store.list_games(&filter(Some("A"), Some("1"), Some(GameStatus::Pending))).await.unwrap()),
         expected(&|i| i % 2 == 0 && i % 3 == 0 && i % 5 == 0)
     );
     assert!(store.list_games(&filter(Some("C"), None, None)).await.unwrap().is_empty());
 
     // Pagination with after_id over a filtered list.
     let mut pages = Vec::new();
-    let mut page_filter = filter(None, None, Some("IN_PROGRESS"));
+    let mut page_filter = filter(None, None, Some(GameStatus::InProgress));
     page_filter.limit = 3;
     loop {
         let page = ids(store.list_games(&page_filter).await.unwrap());
@@ -476,17 +481,19 @@ async fn list_games_filters<S: EventStore>(store: &S) {
 }
 
 async fn unfinished<S: EventStore>(store: &S) {
-    for (id, status) in [("u1", None), ("u2", Some("IN_PROGRESS")), ("u3", Some("FINISHED")), ("u0", None)] {
+    for (id, status) in
+        [("u1", None), ("u2", Some(GameStatus::InProgress)), ("u3", Some(GameStatus::Finished)), ("u0", None)]
+    {
         store.create_game(&game(id)).await.unwrap();
         if let Some(status) = status {
             let mut append = one(id, 0, None);
-            append.status = status.to_owned();
+            append.status = status;
             store.append(append).await.unwrap();
         }
     }
     assert_eq!(store.unfinished_games().await.unwrap(), vec!["u0", "u1", "u2"]);
     let mut finish = one("u1", 0, None);
-    finish.status = "FINISHED".to_owned();
+    finish.status = GameStatus::Finished;
     finish.result = Some("0-1".to_owned());
     store.append(finish).await.unwrap();
     assert_eq!(store.unfinished_games().await.unwrap(), vec!["u0", "u2"]);
@@ -596,8 +603,9 @@ async fn subscribe_sees_appends<S: EventStore + Clone + 'static>(store: &S) {
                 game_id: id.clone(),
                 expected_last_seq: 10,
                 events: vec![event(&id, 11, None), event(&id, 12, None), event(&id, 13, None)],
-                status: "FINISHED".to_owned(),
+                status: GameStatus::Finished,
                 result: Some("1-0".to_owned()),
+                view: None,
             };
             store.append(finish).await.unwrap();
         });
@@ -650,6 +658,64 @@ async fn heartbeats<S: EventStore>(store: &S) {
     assert!(store.live_replicas(i64::MAX, 0).await.unwrap().is_empty());
 }
 
+fn view(text: &str) -> StoredView {
+    StoredView { format: 1, json: format!(r#"{{"view":"{text}"}}"#) }
+}
+
+async fn views<S: EventStore + Clone + 'static>(store: &S) {
+    // A game is created without a read model, or with one.
+    store.create_game(&game("v1")).await.unwrap();
+    let mut with_view = game("v2");
+    with_view.view = Some(view("created"));
+    store.create_game(&with_view).await.unwrap();
+    store.create_game(&game("v3")).await.unwrap();
+    assert_eq!(store.game("v1").await.unwrap().unwrap().view, None);
+    assert_eq!(store.game("v2").await.unwrap().unwrap().view, Some(view("created")));
+    assert_eq!(store.games_without_view("", 10).await.unwrap(), vec!["v1", "v3"]);
+    assert_eq!(store.games_without_view("v1", 10).await.unwrap(), vec!["v3"]);
+    assert_eq!(store.games_without_view("", 1).await.unwrap(), vec!["v1"]);
+
+    // An append writes its view with the event, one-event appends (which
+    // the backends batch) and several-event appends alike.
+    let mut append = one("v1", 0, Some("a"));
+    append.view = Some(view("after 1"));
+    store.append(append).await.unwrap();
+    let row = store.game("v1").await.unwrap().unwrap();
+    assert_eq!((row.last_seq, row.view), (1, Some(view("after 1"))));
+    let mut batch = one("v1", 1, None);
+    batch.events.push(event("v1", 3, None));
+    batch.view = Some(view("after 3"));
+    store.append(batch).await.unwrap();
+    assert_eq!(store.game("v1").await.unwrap().unwrap().view, Some(view("after 3")));
+    // Lists carry the views.
+    let listed = store.list_games(&GameFilter { limit: 10, ..GameFilter::default() }).await.unwrap();
+    let views: Vec<_> = listed.iter().map(|g| (g.id.as_str(), g.view.clone())).collect();
+    assert_eq!(views, [("v1", Some(view("after 3"))), ("v2", Some(view("created"))), ("v3", None)]);
+
+    // A refused append leaves the view as it was.
+    let mut stale = one("v1", 1, None);
+    stale.view = Some(view("stale"));
+    assert!(matches!(store.append(stale).await, Err(StoreError::Conflict { .. })));
+    assert_eq!(store.game("v1").await.unwrap().unwrap().view, Some(view("after 3")));
+
+    // An append without a view clears the old one rather than leave it
+    // describing an earlier event.
+    store.append(one("v2", 0, None)).await.unwrap();
+    assert_eq!(store.game("v2").await.unwrap().unwrap().view, None);
+
+    // `put_view` writes only while the game's last event is the one the
+    // view was made after.
+    store.put_view("v3", 0, &view("rebuilt")).await.unwrap();
+    assert_eq!(store.game("v3").await.unwrap().unwrap().view, Some(view("rebuilt")));
+    store.put_view("v2", 0, &view("too old")).await.unwrap();
+    assert_eq!(store.game("v2").await.unwrap().unwrap().view, None);
+    store.put_view("v2", 1, &view("rebuilt")).await.unwrap();
+    assert_eq!(store.game("v2").await.unwrap().unwrap().view, Some(view("rebuilt")));
+    // An unknown game: nothing to write, and no error.
+    store.put_view("nope", 0, &view("x")).await.unwrap();
+    assert!(store.games_without_view("", 10).await.unwrap().is_empty());
+}
+
 macro_rules! conformance {
     ($backend:ident, $open:expr) => {
         mod $backend {
@@ -659,7 +725,7 @@ macro_rules! conformance {
                 create_and_get, create_duplicates, append_happy_path, stale_expected_seq_conflicts,
                 concurrent_same_seq_one_wins, duplicate_request_in_game, same_request_in_other_games,
                 invalid_appends, unknown_game, mixed_batch, events_paging, list_games_filters, unfinished,
-                tokens, meta, many_concurrent_appends, subscribe_sees_appends, heartbeats);
+                tokens, meta, many_concurrent_appends, subscribe_sees_appends, heartbeats, views);
         }
     };
     (@tests $open:expr; $($check:ident),* $(,)?) => {

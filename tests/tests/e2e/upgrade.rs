@@ -25,24 +25,51 @@ fn first_format_database() -> (tempfile::TempDir, String) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_database_of_the_first_release_reads_back_identically() {
-    let (dir, url) = first_format_database();
-    let server = TestServer::start_with(Some(dir), url, |_| {}).await;
-    let actual = corpus::read_everything(&server).await;
-    server.stop().await;
     let expected: Value =
         serde_json::from_str(&std::fs::read_to_string(golden().join("expected.json")).unwrap()).unwrap();
-    let (e, a) = (expected["answers"].as_array().unwrap(), actual.as_array().unwrap());
-    for (x, y) in e.iter().zip(a) {
-        assert_eq!(
-            x,
-            y,
-            "{} reads differently from the release that wrote the database:\nexpected {}\n  actual {}",
-            x["call"],
-            serde_json::to_string_pretty(x).unwrap(),
-            serde_json::to_string_pretty(y).unwrap()
-        );
+    let (dir, url) = first_format_database();
+    // First start: the rows have no read models yet (the server rebuilds
+    // them in the background), then again once they all have one, so that
+    // lists and reads of finished games come from the read models.
+    let mut dir = Some(dir);
+    for start in ["before the read models", "with the read models"] {
+        let server = TestServer::start_with(dir.take(), url.clone(), |_| {}).await;
+        let actual = corpus::read_everything(&server).await;
+        if start == "before the read models" {
+            wait_for_read_models(&url).await;
+        }
+        dir = server.stop().await.0;
+        let (e, a) = (expected["answers"].as_array().unwrap(), actual.as_array().unwrap());
+        for (x, y) in e.iter().zip(a) {
+            assert_eq!(
+                x,
+                y,
+                "{} reads differently ({start}) from the release that wrote the database:\nexpected {}\n  actual {}",
+                x["call"],
+                serde_json::to_string_pretty(x).unwrap(),
+                serde_json::to_string_pretty(y).unwrap()
+            );
+        }
+        assert_eq!(e.len(), a.len());
     }
-    assert_eq!(e.len(), a.len());
+}
+
+/// Waits until every game of the database at `url` has a read model.
+async fn wait_for_read_models(url: &str) {
+    let pool = sqlx::SqlitePool::connect(url).await.unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let missing: i64 = sqlx::query_scalar("SELECT count(*) FROM games WHERE view_json IS NULL")
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+        if missing == 0 {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{missing} games still have no read model");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    pool.close().await;
 }
 
 /// A row written by a newer release (a format this build does not know) is
@@ -64,15 +91,9 @@ async fn rows_of_a_newer_format_are_refused_and_left_alone() {
         .await
         .unwrap();
     sqlx::query("UPDATE games SET spec_format = 42 WHERE id = 'paused'").execute(&pool).await.unwrap();
-    let before: Vec<(i64, String, String)> = sqlx::query(
-        "SELECT format, event_json, rulings_json FROM game_events WHERE game_id = 'otb-claims' ORDER BY seq",
-    )
-    .fetch_all(&pool)
-    .await
-    .unwrap()
-    .iter()
-    .map(|r| (r.get(0), r.get(1), r.get(2)))
-    .collect();
+    // A newer release writes the game's read model in its format too.
+    sqlx::query("UPDATE games SET view_format = 99 WHERE id = 'otb-claims'").execute(&pool).await.unwrap();
+    let before = stored_rows(&pool, "otb-claims").await;
     pool.close().await;
 
     let server = TestServer::start_with(dir, url.clone(), |_| {}).await;
@@ -107,15 +128,7 @@ async fn rows_of_a_newer_format_are_refused_and_left_alone() {
     let (_dir, url) = server.stop().await;
 
     let pool = sqlx::SqlitePool::connect(&url).await.unwrap();
-    let after: Vec<(i64, String, String)> = sqlx::query(
-        "SELECT format, event_json, rulings_json FROM game_events WHERE game_id = 'otb-claims' ORDER BY seq",
-    )
-    .fetch_all(&pool)
-    .await
-    .unwrap()
-    .iter()
-    .map(|r| (r.get(0), r.get(1), r.get(2)))
-    .collect();
+    let after = stored_rows(&pool, "otb-claims").await;
     assert_eq!(before, after, "the rows of the newer format were changed");
     let spec_format: i64 = sqlx::query("SELECT spec_format FROM games WHERE id = 'paused'")
         .fetch_one(&pool)
@@ -123,4 +136,17 @@ async fn rows_of_a_newer_format_are_refused_and_left_alone() {
         .unwrap()
         .get(0);
     assert_eq!(spec_format, 42);
+}
+
+/// The format and payloads of every stored event of a game, in order.
+async fn stored_rows(pool: &sqlx::SqlitePool, game: &str) -> Vec<(i64, String, String)> {
+    use sqlx::Row;
+    sqlx::query("SELECT format, event_json, rulings_json FROM game_events WHERE game_id = ?1 ORDER BY seq")
+        .bind(game)
+        .fetch_all(pool)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect()
 }

@@ -1,6 +1,7 @@
 //! The stored event log's format: what a row of `game_events` (and the
-//! specification in `games.spec_json`) holds, and the one place that turns
-//! it into the Laws' types and back.
+//! specification in `games.spec_json`, and the read model in
+//! `games.view_json`) holds, and the one place that turns it into the Laws'
+//! types and back.
 //!
 //! **Storage boundary.** The Laws crate's types are never written to disk
 //! as they are. Each stored payload is a record of this module, in a
@@ -22,10 +23,11 @@
 
 pub mod v1;
 
-use arbiter_chess::Color;
+use arbiter_chess::{Color, Position};
 use arbiter_laws::event::Event;
 use arbiter_laws::regulations::Regulations;
-use arbiter_laws::ruling::Ruling;
+use arbiter_laws::ruling::{GameEnd, RuleId, Ruling};
+use arbiter_laws::touch::Obligation;
 
 /// The newest format this build reads, and the one it writes.
 pub const FORMAT: i64 = 1;
@@ -93,6 +95,75 @@ pub struct GameSpec {
     pub white: PlayerSpec,
     pub black: PlayerSpec,
     pub regulations: Regulations,
+}
+
+/// The game as a reader sees it after its last event: the read model kept
+/// in the games index beside the status (`view_json`), so that lists and
+/// reads of finished games answer from one row, without replaying the log.
+/// It is a projection of the log, rewritten by every append and rebuilt
+/// from the log when missing (rows of releases before it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameView {
+    pub end: Option<GameEnd>,
+    pub fen: String,
+    /// The side to move in `fen`.
+    pub turn: Color,
+    pub moves_san: Vec<String>,
+    pub moves_uci: Vec<String>,
+    /// The clocks at the last event (the game's last instant).
+    pub clocks: Clocks,
+    /// The pending draw offer: who made it and after how many plies.
+    pub draw_offer: Option<(Color, u32)>,
+    pub obligation: Option<ObligationView>,
+    pub open_questions: Vec<QuestionView>,
+    pub white_illegal_moves: u32,
+    pub black_illegal_moves: u32,
+}
+
+/// A touch-move obligation in a [`GameView`], its moves in UCI as the API
+/// writes them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ObligationView {
+    pub color: Color,
+    pub allowed_uci: Vec<String>,
+    pub rule: RuleId,
+    pub reason: String,
+}
+
+impl ObligationView {
+    /// The obligation of the player to move in `position` (the position it
+    /// was computed in), its moves in UCI as played there: castling is
+    /// `e1g1` in standard chess and king takes rook in Chess960.
+    pub fn new(o: &Obligation, position: &Position) -> ObligationView {
+        ObligationView {
+            color: position.turn(),
+            allowed_uci: o.allowed.iter().map(|&m| position.uci(m).to_string()).collect(),
+            rule: o.rule,
+            reason: o.reason.clone(),
+        }
+    }
+}
+
+/// A question waiting for the arbiter, in a [`GameView`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QuestionView {
+    pub id: u32,
+    pub text: String,
+    pub default: String,
+}
+
+/// A game's read model in the current format.
+pub fn encode_view(view: &GameView) -> String {
+    serde_json::to_string(&v1::View::from(view)).unwrap_or_default()
+}
+
+/// A stored read model.
+///
+/// # Errors
+/// As [`decode_event`].
+pub fn decode_view(format: i64, json: &str) -> Result<GameView, FormatError> {
+    check_format(format)?;
+    serde_json::from_str::<v1::View>(json)?.try_into()
 }
 
 /// An event in the current format.
@@ -424,5 +495,18 @@ mod tests {
         let bad_rule = r#"{"rulings":[{"rule":"FIDE-99","decision":"ClocksPaused"}],"clocks":{"white_ms":0,"black_ms":0,"running":null,"paused":true,"white_moves":0,"black_moves":0},"fen":"x"}"#;
         let e = decode_aftermath(1, bad_rule).unwrap_err();
         assert!(e.to_string().contains("FIDE-99"), "{e}");
+    }
+
+    #[test]
+    fn obligations_are_written_as_played() {
+        let pos = arbiter_chess::Position::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1").unwrap();
+        let e1: Square = "e1".parse().unwrap();
+        let h1: Square = "h1".parse().unwrap();
+        // 4.4.1: king then rook binds the player to castle on that side.
+        let o = arbiter_laws::touch::obligation(&pos, &[e1, h1]).unwrap();
+        let view = super::ObligationView::new(&o, &pos);
+        assert_eq!(view.color, Color::White);
+        assert_eq!(view.allowed_uci, ["e1g1"]);
+        assert_eq!((view.rule, view.reason.as_str()), (o.rule, o.reason.as_str()));
     }
 }

@@ -247,6 +247,48 @@ pub struct Aftermath {
     pub fen: String,
 }
 
+/// A game's read model (`games.view_json`). Added after the first release
+/// with the read model; rows before it have none and get one rebuilt from
+/// their log.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct View {
+    pub end: Option<GameEnd>,
+    pub fen: String,
+    pub turn: Color,
+    pub moves_san: Vec<String>,
+    pub moves_uci: Vec<String>,
+    pub clocks: Clocks,
+    pub draw_offer: Option<DrawOffer>,
+    pub obligation: Option<Obligation>,
+    pub open_questions: Vec<Question>,
+    pub white_illegal_moves: u32,
+    pub black_illegal_moves: u32,
+}
+
+/// A pending draw offer in a [`View`].
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DrawOffer {
+    pub by: Color,
+    pub ply: u32,
+}
+
+/// A touch-move obligation in a [`View`] (moves in UCI).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct Obligation {
+    pub color: Color,
+    pub allowed: Vec<String>,
+    pub rule: String,
+    pub reason: String,
+}
+
+/// A question for the arbiter in a [`View`].
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct Question {
+    pub id: u32,
+    pub text: String,
+    pub default: String,
+}
+
 // ---------------------------------------------------------------------------
 // From the Laws' types (writing)
 // ---------------------------------------------------------------------------
@@ -901,17 +943,9 @@ impl TryFrom<Ruling> for lr::Ruling {
 
 impl From<&super::Aftermath> for Aftermath {
     fn from(a: &super::Aftermath) -> Aftermath {
-        let c = a.clocks;
         Aftermath {
             rulings: a.rulings.iter().map(Ruling::from).collect(),
-            clocks: Clocks {
-                white_ms: c.white_ms,
-                black_ms: c.black_ms,
-                running: c.running.map(Color::from),
-                paused: c.paused,
-                white_moves: c.white_moves,
-                black_moves: c.black_moves,
-            },
+            clocks: a.clocks.into(),
             fen: a.fen.clone(),
         }
     }
@@ -920,18 +954,96 @@ impl From<&super::Aftermath> for Aftermath {
 impl TryFrom<Aftermath> for super::Aftermath {
     type Error = FormatError;
     fn try_from(a: Aftermath) -> Result<super::Aftermath, FormatError> {
-        let c = a.clocks;
         Ok(super::Aftermath {
             rulings: a.rulings.into_iter().map(lr::Ruling::try_from).collect::<Result<_, _>>()?,
-            clocks: super::Clocks {
-                white_ms: c.white_ms,
-                black_ms: c.black_ms,
-                running: c.running.map(arbiter_chess::Color::from),
-                paused: c.paused,
-                white_moves: c.white_moves,
-                black_moves: c.black_moves,
-            },
+            clocks: a.clocks.into(),
             fen: a.fen,
+        })
+    }
+}
+
+impl From<super::Clocks> for Clocks {
+    fn from(c: super::Clocks) -> Clocks {
+        Clocks {
+            white_ms: c.white_ms,
+            black_ms: c.black_ms,
+            running: c.running.map(Color::from),
+            paused: c.paused,
+            white_moves: c.white_moves,
+            black_moves: c.black_moves,
+        }
+    }
+}
+
+impl From<Clocks> for super::Clocks {
+    fn from(c: Clocks) -> super::Clocks {
+        super::Clocks {
+            white_ms: c.white_ms,
+            black_ms: c.black_ms,
+            running: c.running.map(arbiter_chess::Color::from),
+            paused: c.paused,
+            white_moves: c.white_moves,
+            black_moves: c.black_moves,
+        }
+    }
+}
+
+impl From<&super::GameView> for View {
+    fn from(v: &super::GameView) -> View {
+        View {
+            end: v.end.as_ref().map(GameEnd::from),
+            fen: v.fen.clone(),
+            turn: v.turn.into(),
+            moves_san: v.moves_san.clone(),
+            moves_uci: v.moves_uci.clone(),
+            clocks: v.clocks.into(),
+            draw_offer: v.draw_offer.map(|(by, ply)| DrawOffer { by: by.into(), ply }),
+            obligation: v.obligation.as_ref().map(|o| Obligation {
+                color: o.color.into(),
+                allowed: o.allowed_uci.clone(),
+                rule: o.rule.to_string(),
+                reason: o.reason.clone(),
+            }),
+            open_questions: v
+                .open_questions
+                .iter()
+                .map(|q| Question { id: q.id, text: q.text.clone(), default: q.default.clone() })
+                .collect(),
+            white_illegal_moves: v.white_illegal_moves,
+            black_illegal_moves: v.black_illegal_moves,
+        }
+    }
+}
+
+impl TryFrom<View> for super::GameView {
+    type Error = FormatError;
+    fn try_from(v: View) -> Result<super::GameView, FormatError> {
+        Ok(super::GameView {
+            end: v.end.map(lr::GameEnd::try_from).transpose()?,
+            fen: v.fen,
+            turn: v.turn.into(),
+            moves_san: v.moves_san,
+            moves_uci: v.moves_uci,
+            clocks: v.clocks.into(),
+            draw_offer: v.draw_offer.map(|o| (o.by.into(), o.ply)),
+            obligation: v
+                .obligation
+                .map(|o| {
+                    Ok::<_, FormatError>(super::ObligationView {
+                        color: o.color.into(),
+                        allowed_uci: o.allowed,
+                        rule: rule(&o.rule)?,
+                        reason: o.reason,
+                    })
+                })
+                .transpose()?,
+            open_questions: v
+                .open_questions
+                .into_iter()
+                .map(|q| super::QuestionView { id: q.id, text: q.text, default: q.default })
+                .collect(),
+            white_illegal_moves: v.white_illegal_moves,
+            black_illegal_moves: v.black_illegal_moves,
         })
     }
 }

@@ -36,6 +36,52 @@ pub const RESYNC: &str = "*";
 /// subscriber that is stuck, rather than busy, falls that far behind.
 pub const SUBSCRIPTION_CAPACITY: usize = 16_384;
 
+/// Where a game stands, as the index keeps it (kept by the appends, so that
+/// lists filter on it without reading the log).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameStatus {
+    /// Created, not started.
+    Pending,
+    /// Started and not over.
+    InProgress,
+    /// Over: the result is known.
+    Finished,
+}
+
+impl GameStatus {
+    /// The text stored in the `status` column.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            GameStatus::Pending => "PENDING",
+            GameStatus::InProgress => "IN_PROGRESS",
+            GameStatus::Finished => "FINISHED",
+        }
+    }
+
+    /// Not finished: the game's timers must be armed after a restart.
+    #[must_use]
+    pub const fn is_open(self) -> bool {
+        !matches!(self, GameStatus::Finished)
+    }
+}
+
+/// A `status` column holding text no release writes (a corrupt row).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown game status {0:?} in the games index")]
+pub struct UnknownStatus(pub String);
+
+impl std::str::FromStr for GameStatus {
+    type Err = UnknownStatus;
+
+    fn from_str(text: &str) -> Result<GameStatus, UnknownStatus> {
+        [GameStatus::Pending, GameStatus::InProgress, GameStatus::Finished]
+            .into_iter()
+            .find(|s| s.as_str() == text)
+            .ok_or_else(|| UnknownStatus(text.to_owned()))
+    }
+}
+
 /// A game's row in the index.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameRow {
@@ -55,13 +101,27 @@ pub struct GameRow {
     pub spec_json: String,
     /// The format `spec_json` is written in.
     pub spec_format: i64,
-    /// `PENDING`, `IN_PROGRESS` or `FINISHED` (kept by the appends).
-    pub status: String,
+    /// Kept by the appends.
+    pub status: GameStatus,
     /// The result once finished (`1-0`, `0-1`, `1/2-1/2`, ...).
     pub result: Option<String>,
     /// The sequence number of the last event (0 before any).
     pub last_seq: i64,
     pub updated_wall_ms: i64,
+    /// The game as a reader sees it after event `last_seq` (the read model,
+    /// see `crate::event_log::GameView`); `None` until a table of this
+    /// release has written one.
+    pub view: Option<StoredView>,
+}
+
+/// A game's read model as the server wrote it: opaque to the store, which
+/// keeps it consistent with `last_seq` (written by the same append, or by
+/// [`EventStore::put_view`] only while `last_seq` is unchanged).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredView {
+    /// The format `json` is written in (see `crate::event_log`).
+    pub format: i64,
+    pub json: String,
 }
 
 /// One event of a game's log, with the rulings it produced.
@@ -87,6 +147,11 @@ pub struct EventRow {
     pub format: i64,
 }
 
+/// A view as the two columns hold it: both set, or neither.
+pub(crate) fn stored_view(json: Option<String>, format: Option<i64>) -> Option<StoredView> {
+    Some(StoredView { json: json?, format: format? })
+}
+
 /// Events to append to one game, all or nothing.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Append {
@@ -99,8 +164,11 @@ pub struct Append {
     /// `expected_last_seq + 1, + 2, ...` (checked).
     pub events: Vec<EventRow>,
     /// The game's status and result after these events.
-    pub status: String,
+    pub status: GameStatus,
     pub result: Option<String>,
+    /// The game's read model after these events; `None` clears it (a
+    /// writer that has none must not leave an older one in place).
+    pub view: Option<StoredView>,
 }
 
 /// `ListGames` filters and page.
@@ -108,11 +176,56 @@ pub struct Append {
 pub struct GameFilter {
     pub event_name: Option<String>,
     pub round: Option<String>,
-    pub status: Option<String>,
+    pub status: Option<GameStatus>,
     /// Only games whose id sorts after this one (the page token).
     pub after_id: Option<String>,
     /// At most this many rows (1..=1000).
     pub limit: u32,
+}
+
+/// A game's log read a page at a time, from a point on: the one way every
+/// read that walks a log (a replay, a catch-up, a PGN export, a watcher's
+/// backfill) pages through it.
+#[derive(Debug)]
+pub struct EventPages<'a, S> {
+    store: &'a S,
+    game_id: &'a str,
+    after_seq: i64,
+    page: u32,
+    done: bool,
+}
+
+impl<'a, S: EventStore> EventPages<'a, S> {
+    /// The events of `game_id` after `after_seq`, `page` at a time.
+    pub fn new(store: &'a S, game_id: &'a str, after_seq: i64, page: u32) -> EventPages<'a, S> {
+        EventPages { store, game_id, after_seq, page: page.max(1), done: false }
+    }
+
+    /// The next page, or `None` after the last event.
+    ///
+    /// # Errors
+    /// As [`EventStore::events`]; the walk can be resumed by calling again.
+    pub async fn next(&mut self) -> Result<Option<Vec<EventRow>>, StoreError> {
+        if self.done {
+            return Ok(None);
+        }
+        let rows = self.store.events(self.game_id, self.after_seq, self.page).await?;
+        // A short page is the last; a full one may be followed by more.
+        self.done = rows.len() < self.page as usize;
+        match rows.last() {
+            Some(last) => {
+                self.after_seq = last.seq;
+                Ok(Some(rows))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// The sequence number of the last event read (the starting point
+    /// before any).
+    pub fn last_seq(&self) -> i64 {
+        self.after_seq
+    }
 }
 
 /// A role token (stored hashed; the secret is never stored).
@@ -172,6 +285,22 @@ pub trait EventStore: Send + Sync {
         &self,
         filter: &GameFilter,
     ) -> impl Future<Output = Result<Vec<GameRow>, StoreError>> + Send;
+    /// Ids of games without a read model (written by a release before it),
+    /// after `after_id`, ordered by id, at most `limit`.
+    fn games_without_view(
+        &self,
+        after_id: &str,
+        limit: u32,
+    ) -> impl Future<Output = Result<Vec<String>, StoreError>> + Send;
+    /// Stores the read model of a game whose last event is `last_seq`. If
+    /// the game has moved on (or does not exist), nothing is written: the
+    /// append that moved it on carried a newer view.
+    fn put_view(
+        &self,
+        game_id: &str,
+        last_seq: i64,
+        view: &StoredView,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
     /// Ids of games whose status is `PENDING` or `IN_PROGRESS` (to arm their
     /// timers after a restart).
     fn unfinished_games(&self) -> impl Future<Output = Result<Vec<String>, StoreError>> + Send;
@@ -373,6 +502,26 @@ impl EventStore for Storage {
             match self {
                 Storage::Sqlite(store) => store.list_games(filter).await,
                 Storage::Postgres(store) => store.list_games(filter).await,
+            }
+        })
+        .await
+    }
+
+    async fn games_without_view(&self, after_id: &str, limit: u32) -> Result<Vec<String>, StoreError> {
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.games_without_view(after_id, limit).await,
+                Storage::Postgres(store) => store.games_without_view(after_id, limit).await,
+            }
+        })
+        .await
+    }
+
+    async fn put_view(&self, game_id: &str, last_seq: i64, view: &StoredView) -> Result<(), StoreError> {
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.put_view(game_id, last_seq, view).await,
+                Storage::Postgres(store) => store.put_view(game_id, last_seq, view).await,
             }
         })
         .await

@@ -16,7 +16,7 @@
 //!
 //! - writer tasks (see [`WRITERS`]) take everything queued, up to
 //!   [`MAX_BATCH`] appends, and send it as one call of the
-//!   `arbiter_append_batch` function (`migrations/postgres/0004_*.sql`):
+//!   `arbiter_append_batch` function (`migrations/postgres/0005_*.sql`):
 //!   one statement, hence one round trip and one implicit transaction whose
 //!   WAL flush all the appends share;
 //! - inside it, each append runs in its own subtransaction (a savepoint), so
@@ -94,8 +94,8 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    Append, EventRow, EventStore, GameFilter, GameRow, RESYNC, SUBSCRIPTION_CAPACITY, StoreError, TokenRow,
-    validate_append,
+    Append, EventRow, EventStore, GameFilter, GameRow, RESYNC, SUBSCRIPTION_CAPACITY, StoreError, StoredView,
+    TokenRow, UnknownStatus, stored_view, validate_append,
 };
 
 /// The most appends committed in one batch (one statement). Large enough to
@@ -176,7 +176,7 @@ mod constraint {
 macro_rules! game_columns {
     () => {
         "id, request_id, created_wall_ms, event_name, round, white, black, spec_json, status, result, \
-         last_seq, updated_wall_ms, spec_format"
+         last_seq, updated_wall_ms, spec_format, view_json, view_format"
     };
 }
 
@@ -314,7 +314,7 @@ impl EventStore for PostgresStore {
         let inserted = sqlx::query(concat!(
             "INSERT INTO games (",
             game_columns!(),
-            ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
+            ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)"
         ))
         .bind(game.id.as_str())
         .bind(game.request_id.as_deref())
@@ -329,6 +329,8 @@ impl EventStore for PostgresStore {
         .bind(game.last_seq)
         .bind(game.updated_wall_ms)
         .bind(game.spec_format)
+        .bind(game.view.as_ref().map(|v| v.json.as_str()))
+        .bind(game.view.as_ref().map(|v| v.format))
         .execute(&self.inner.pool)
         .await;
         let Err(e) = inserted else { return Ok(()) };
@@ -381,11 +383,14 @@ impl EventStore for PostgresStore {
         // statement with `$1 IS NULL OR ...` terms would get a generic plan.
         let mut sql = String::from(concat!("SELECT ", game_columns!(), " FROM games WHERE TRUE"));
         let mut values = Vec::new();
-        for (column, value) in
-            [("event_name", &filter.event_name), ("round", &filter.round), ("status", &filter.status)]
-        {
+        let status = filter.status.map(|s| s.as_str());
+        for (column, value) in [
+            ("event_name", filter.event_name.as_deref()),
+            ("round", filter.round.as_deref()),
+            ("status", status),
+        ] {
             if let Some(value) = value {
-                values.push(value.as_str());
+                values.push(value);
                 sql.push_str(&format!(" AND {column} = ${}", values.len()));
             }
         }
@@ -405,6 +410,27 @@ impl EventStore for PostgresStore {
             .await
             .map_err(classify)?;
         rows.iter().map(game_from_row).collect::<Result<_, _>>().map_err(unavailable)
+    }
+
+    async fn games_without_view(&self, after_id: &str, limit: u32) -> Result<Vec<String>, StoreError> {
+        sqlx::query_scalar("SELECT id FROM games WHERE view_json IS NULL AND id > $1 ORDER BY id LIMIT $2")
+            .bind(after_id)
+            .bind(i64::from(limit.clamp(1, 1000)))
+            .fetch_all(&self.inner.pool)
+            .await
+            .map_err(classify)
+    }
+
+    async fn put_view(&self, game_id: &str, last_seq: i64, view: &StoredView) -> Result<(), StoreError> {
+        sqlx::query("UPDATE games SET view_json = $1, view_format = $2 WHERE id = $3 AND last_seq = $4")
+            .bind(view.json.as_str())
+            .bind(view.format)
+            .bind(game_id)
+            .bind(last_seq)
+            .execute(&self.inner.pool)
+            .await
+            .map_err(classify)?;
+        Ok(())
     }
 
     async fn unfinished_games(&self) -> Result<Vec<String>, StoreError> {
@@ -731,11 +757,15 @@ async fn append_batch(
     let mut event_jsons = Vec::with_capacity(events);
     let mut rulings_jsons = Vec::with_capacity(events);
     let mut formats = Vec::with_capacity(events);
+    let mut views = Vec::with_capacity(appends.len());
+    let mut view_formats = Vec::with_capacity(appends.len());
     for append in order.iter().map(|&i| appends[i]) {
         game_ids.push(append.game_id.as_str());
         expected.push(append.expected_last_seq);
         statuses.push(append.status.as_str());
         results.push(append.result.as_deref());
+        views.push(append.view.as_ref().map(|v| v.json.as_str()));
+        view_formats.push(append.view.as_ref().map(|v| v.format));
         // Checked by `append` before queueing.
         counts.push(i32::try_from(append.events.len()).unwrap_or(i32::MAX));
         for event in &append.events {
@@ -751,7 +781,7 @@ async fn append_batch(
     }
     let rows = sqlx::query(
         "SELECT o_index, o_outcome, o_detail \
-         FROM arbiter_append_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+         FROM arbiter_append_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
     )
     .bind(game_ids)
     .bind(expected)
@@ -766,6 +796,8 @@ async fn append_batch(
     .bind(event_jsons)
     .bind(rulings_jsons)
     .bind(formats)
+    .bind(views)
+    .bind(view_formats)
     .fetch_all(&mut *conn)
     .await?;
 
@@ -949,11 +981,14 @@ fn game_from_row(row: &PgRow) -> Result<GameRow, sqlx::Error> {
         white: row.try_get(5)?,
         black: row.try_get(6)?,
         spec_json: row.try_get(7)?,
-        status: row.try_get(8)?,
+        status: row.try_get::<String, _>(8)?.parse().map_err(|e: UnknownStatus| {
+            sqlx::Error::ColumnDecode { index: "status".to_owned(), source: Box::new(e) }
+        })?,
         result: row.try_get(9)?,
         last_seq: row.try_get(10)?,
         updated_wall_ms: row.try_get(11)?,
         spec_format: row.try_get(12)?,
+        view: stored_view(row.try_get(13)?, row.try_get(14)?),
     })
 }
 

@@ -56,8 +56,8 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio_stream::StreamExt;
 
 use super::{
-    Append, EventRow, EventStore, GameFilter, GameRow, SUBSCRIPTION_CAPACITY, StoreError, TokenRow,
-    validate_append,
+    Append, EventRow, EventStore, GameFilter, GameRow, SUBSCRIPTION_CAPACITY, StoreError, StoredView,
+    TokenRow, UnknownStatus, stored_view, validate_append,
 };
 
 /// The most jobs committed in one transaction. Large enough to amortise the
@@ -119,7 +119,7 @@ mod code {
 macro_rules! game_columns {
     () => {
         "id, request_id, created_wall_ms, event_name, round, white, black, spec_json, status, result, \
-         last_seq, updated_wall_ms, spec_format"
+         last_seq, updated_wall_ms, spec_format, view_json, view_format"
     };
 }
 
@@ -305,10 +305,13 @@ impl EventStore for SqliteStore {
         sql.push_str(" ORDER BY id LIMIT ?");
 
         let mut query = sqlx::query(AssertSqlSafe(sql));
+        let status = filter.status.map(|s| s.as_str());
         for value in
-            [&filter.event_name, &filter.round, &filter.status, &filter.after_id].into_iter().flatten()
+            [filter.event_name.as_deref(), filter.round.as_deref(), status, filter.after_id.as_deref()]
+                .into_iter()
+                .flatten()
         {
-            query = query.bind(value.as_str());
+            query = query.bind(value);
         }
         let rows = query
             .bind(i64::from(filter.limit.clamp(1, 1000)))
@@ -316,6 +319,20 @@ impl EventStore for SqliteStore {
             .await
             .map_err(unavailable)?;
         rows.iter().map(game_from_row).collect::<Result<_, _>>().map_err(unavailable)
+    }
+
+    async fn games_without_view(&self, after_id: &str, limit: u32) -> Result<Vec<String>, StoreError> {
+        sqlx::query_scalar("SELECT id FROM games WHERE view_json IS NULL AND id > ?1 ORDER BY id LIMIT ?2")
+            .bind(after_id)
+            .bind(i64::from(limit.clamp(1, 1000)))
+            .fetch_all(&self.inner.read)
+            .await
+            .map_err(unavailable)
+    }
+
+    async fn put_view(&self, game_id: &str, last_seq: i64, view: &StoredView) -> Result<(), StoreError> {
+        let work = Work::PutView { game_id: game_id.to_owned(), last_seq, view: view.clone() };
+        self.submit(work, Reply::Unit).await
     }
 
     async fn unfinished_games(&self) -> Result<Vec<String>, StoreError> {
@@ -458,6 +475,7 @@ struct Job {
 enum Work {
     Append(Append),
     CreateGame(GameRow),
+    PutView { game_id: String, last_seq: i64, view: StoredView },
     InsertToken(TokenRow),
     Meta { key: String, default: String },
     Heartbeat { replica_id: String, now_wall_ms: i64 },
@@ -700,6 +718,9 @@ async fn apply(conn: &mut SqliteConnection, work: &Work) -> Result<String, Store
     match work {
         Work::Append(append) => apply_append(conn, append).await.map(|()| String::new()),
         Work::CreateGame(game) => apply_create_game(conn, game).await.map(|()| String::new()),
+        Work::PutView { game_id, last_seq, view } => {
+            apply_put_view(conn, game_id, *last_seq, view).await.map(|()| String::new())
+        }
         Work::InsertToken(token) => apply_insert_token(conn, token).await.map(|()| String::new()),
         Work::Meta { key, default } => apply_meta(conn, key, default).await,
         Work::Heartbeat { replica_id, now_wall_ms } => {
@@ -741,7 +762,8 @@ const STATEMENTS_PER_APPEND: usize = 4;
 fn append_chunk_sql(size: usize) -> SqlStr {
     const APPEND: &str = concat!(
         "SAVEPOINT job; ",
-        "UPDATE games SET last_seq = ?, status = ?, result = ?, updated_wall_ms = ? ",
+        "UPDATE games SET last_seq = ?, status = ?, result = ?, updated_wall_ms = ?, view_json = ?, \
+         view_format = ? ",
         "WHERE id = ? AND last_seq = ?; ",
         "INSERT INTO game_events (",
         event_columns!(),
@@ -776,11 +798,14 @@ async fn run_append_chunk(
     let mut query = sqlx::query(sql.clone());
     for (append, event) in appends {
         query = query
-            // UPDATE games SET last_seq, status, result, updated_wall_ms
+            // UPDATE games SET last_seq, status, result, updated_wall_ms,
+            // view_json, view_format
             .bind(event.seq)
             .bind(append.status.as_str())
             .bind(append.result.as_deref())
             .bind(event.wall_ms)
+            .bind(append.view.as_ref().map(|v| v.json.as_str()))
+            .bind(append.view.as_ref().map(|v| v.format))
             // WHERE id, last_seq
             .bind(append.game_id.as_str())
             .bind(append.expected_last_seq)
@@ -848,8 +873,8 @@ async fn apply_append(conn: &mut SqliteConnection, append: &Append) -> Result<()
     // for every append but the first that saw a given last_seq. The game's
     // update time is the wall time of its last event.
     let updated = sqlx::query(
-        "UPDATE games SET last_seq = ?1, status = ?2, result = ?3, updated_wall_ms = ?4 \
-         WHERE id = ?5 AND last_seq = ?6",
+        "UPDATE games SET last_seq = ?1, status = ?2, result = ?3, updated_wall_ms = ?4, view_json = ?7, \
+         view_format = ?8 WHERE id = ?5 AND last_seq = ?6",
     )
     .bind(last.seq)
     .bind(append.status.as_str())
@@ -857,6 +882,8 @@ async fn apply_append(conn: &mut SqliteConnection, append: &Append) -> Result<()
     .bind(last.wall_ms)
     .bind(append.game_id.as_str())
     .bind(append.expected_last_seq)
+    .bind(append.view.as_ref().map(|v| v.json.as_str()))
+    .bind(append.view.as_ref().map(|v| v.format))
     .execute(&mut *conn)
     .await
     .map_err(classify)?;
@@ -932,11 +959,28 @@ async fn explain_failed_update(conn: &mut SqliteConnection, append: &Append) -> 
     StoreError::Conflict { game_id: append.game_id.clone(), expected: append.expected_last_seq }
 }
 
+async fn apply_put_view(
+    conn: &mut SqliteConnection,
+    game_id: &str,
+    last_seq: i64,
+    view: &StoredView,
+) -> Result<(), StoreError> {
+    sqlx::query("UPDATE games SET view_json = ?1, view_format = ?2 WHERE id = ?3 AND last_seq = ?4")
+        .bind(view.json.as_str())
+        .bind(view.format)
+        .bind(game_id)
+        .bind(last_seq)
+        .execute(&mut *conn)
+        .await
+        .map_err(classify)?;
+    Ok(())
+}
+
 async fn apply_create_game(conn: &mut SqliteConnection, game: &GameRow) -> Result<(), StoreError> {
     let inserted = sqlx::query(concat!(
         "INSERT INTO games (",
         game_columns!(),
-        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
+        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"
     ))
     .bind(game.id.as_str())
     .bind(game.request_id.as_deref())
@@ -951,6 +995,8 @@ async fn apply_create_game(conn: &mut SqliteConnection, game: &GameRow) -> Resul
     .bind(game.last_seq)
     .bind(game.updated_wall_ms)
     .bind(game.spec_format)
+    .bind(game.view.as_ref().map(|v| v.json.as_str()))
+    .bind(game.view.as_ref().map(|v| v.format))
     .execute(&mut *conn)
     .await;
     let Err(e) = inserted else { return Ok(()) };
@@ -1064,11 +1110,14 @@ fn game_from_row(row: &SqliteRow) -> Result<GameRow, sqlx::Error> {
         white: row.try_get(5)?,
         black: row.try_get(6)?,
         spec_json: row.try_get(7)?,
-        status: row.try_get(8)?,
+        status: row.try_get::<String, _>(8)?.parse().map_err(|e: UnknownStatus| {
+            sqlx::Error::ColumnDecode { index: "status".to_owned(), source: Box::new(e) }
+        })?,
         result: row.try_get(9)?,
         last_seq: row.try_get(10)?,
         updated_wall_ms: row.try_get(11)?,
         spec_format: row.try_get(12)?,
+        view: stored_view(row.try_get(13)?, row.try_get(14)?),
     })
 }
 

@@ -1,0 +1,656 @@
+//! The API layer's conversions, each checked against the text it must give.
+
+use std::collections::HashMap;
+
+use arbiter_chess::{Color, FenOptions, Position, Role};
+use arbiter_laws::event::{Answer, ClaimKind, DeclaredResult, Event, MoveInput, PenaltyKind, TouchKind};
+use arbiter_laws::regulations::{DevicePenalty, DrawOfferRestriction, Mode, Regime, Regulations};
+use arbiter_laws::ruling::{Decision, GameEnd, GameResult, Ruling};
+use arbiter_laws::scoring::Score;
+use arbiter_laws::time_control::{Category, TimeControl};
+use arbiter_proto::v1 as pb;
+
+use super::Violation;
+use super::describe::{self, format_duration, format_ms, game_result_text};
+use super::to_proto::*;
+use super::validate::*;
+use crate::store::GameStatus;
+
+/// An event's name, summary and facts.
+fn event_to_proto_parts(e: &Event) -> (String, String, HashMap<String, String>) {
+    let d = describe::event(e);
+    (d.name.to_owned(), d.summary, d.facts)
+}
+use arbiter_laws::rule::RuleId;
+use arbiter_laws::ruling::EndCause;
+
+fn regs(tc: &str) -> pb::Regulations {
+    pb::Regulations { time_control: tc.to_owned(), ..Default::default() }
+}
+
+fn fields(errors: &[Violation]) -> Vec<&str> {
+    errors.iter().map(|v| v.field.as_str()).collect()
+}
+
+#[test]
+fn time_control_forms() {
+    let tc = |t: &str| time_control_from_text("tc", t).unwrap();
+    assert_eq!(tc("90+30"), TimeControl::simple(90 * 60_000, 30_000).unwrap());
+    assert_eq!(tc("5400+30"), TimeControl::simple(90 * 60_000, 30_000).unwrap());
+    assert_eq!(tc("300+2"), TimeControl::simple(5 * 60_000, 2_000).unwrap());
+    assert_eq!(tc("3+2"), TimeControl::simple(3 * 60_000, 2_000).unwrap());
+    assert_eq!(tc("90s+30s"), TimeControl::simple(90_000, 30_000).unwrap());
+    assert_eq!(tc("40/5400+30:1800+30"), tc("40/90m+30s, 30m+30s"));
+    assert_eq!(tc(" 5m d3s "), tc("300d3"));
+}
+
+#[test]
+fn time_control_errors() {
+    let e = time_control_from_text("regulations.time_control", "").unwrap_err();
+    assert_eq!(e.field, "regulations.time_control");
+    assert!(e.description.contains("required"), "{e}");
+    let e = time_control_from_text("regulations.time_control", "90+x").unwrap_err();
+    assert!(e.description.starts_with("`90+x` is not a time control"), "{e}");
+    let e = time_control_from_text("regulations.time_control", "?").unwrap_err();
+    assert!(e.description.contains("not a time control a game can be played with"), "{e}");
+}
+
+#[test]
+fn time_control_text_round_trips() {
+    for text in ["5400+30", "40/5400+30:1800+30", "300+2@61|240+2@61", "60+1", "120", "1", "300b3"] {
+        let tc = time_control_from_text("tc", text).unwrap();
+        let printed = time_control_to_text(&tc);
+        assert_eq!(time_control_from_text("tc", &printed).unwrap(), tc, "{text} -> {printed}");
+    }
+    // The PGN form is used whenever it reads back the same.
+    let tc = time_control_from_text("tc", "90+30").unwrap();
+    assert_eq!(time_control_to_text(&tc), "5400+30");
+}
+
+#[test]
+fn regulations_defaults() {
+    // Every unspecified field means the default of the Laws.
+    let r = regulations_from_proto(&regs("90+30")).unwrap();
+    let expected = Regulations::new(TimeControl::simple(90 * 60_000, 30_000).unwrap());
+    assert_eq!(r, expected);
+    assert!(r.observe);
+    let online = pb::Regulations { mode: pb::Mode::Online as i32, ..regs("3+2") };
+    let r = regulations_from_proto(&online).unwrap();
+    assert_eq!(r, Regulations { mode: Mode::Online, ..Regulations::new(r.time_control.clone()) });
+}
+
+#[test]
+fn regulations_every_field() {
+    let p = pb::Regulations {
+        mode: pb::Mode::Hybrid as i32,
+        time_control: "15+10".to_owned(),
+        category: pb::Category::Standard as i32,
+        regime: pb::Regime::Full as i32,
+        penalty_ms: Some(90_000),
+        default_time_ms: Some(0),
+        no_draw_offers_before_move: 30,
+        draw_offers_need_arbiter: false,
+        guidelines_iii: false,
+        device_penalty_deduct_ms: 300_000,
+        chess960: true,
+        start_fen: "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9".to_owned(),
+        armageddon: true,
+        automatic_draws: Some(false),
+        cn_draw_alternation: true,
+        cn_grade_scoring: false,
+        max_lag_compensation_ms: 1_500,
+        reconnect_window_ms: Some(60_000),
+    };
+    let r = regulations_from_proto(&p).unwrap();
+    assert_eq!(r.mode, Mode::Hybrid);
+    assert_eq!(r.time_control, TimeControl::simple(15 * 60_000, 10_000).unwrap());
+    assert_eq!(r.category, Some(Category::Standard));
+    assert_eq!(r.regime, Regime::Full);
+    assert_eq!(r.penalty_ms, Some(90_000));
+    assert_eq!(r.default_time_ms, Some(0));
+    assert_eq!(r.draw_offers, DrawOfferRestriction::BeforeMove(30));
+    assert_eq!(r.device_penalty, DevicePenalty::DeductTime(300_000));
+    assert!(r.chess960 && r.armageddon && r.cn_draw_alternation && r.observe);
+    assert_eq!(r.start_fen.as_deref(), Some(p.start_fen.as_str()));
+    assert_eq!(r.automatic_draws, Some(false));
+    assert_eq!(r.max_lag_compensation_ms, 1_500);
+    assert_eq!(r.reconnect_window_ms, Some(60_000));
+    // And back: every field survives.
+    let mut back = regulations_to_proto(&r);
+    assert_eq!(back.time_control, "900+10");
+    back.time_control = p.time_control.clone();
+    assert_eq!(back, p);
+}
+
+#[test]
+fn regulations_round_trip() {
+    let samples = [
+        regs("90+30"),
+        regs("40/5400+30:1800+30"),
+        pb::Regulations { mode: pb::Mode::Online as i32, max_lag_compensation_ms: 500, ..regs("3+2") },
+        pb::Regulations { guidelines_iii: true, draw_offers_need_arbiter: true, ..regs("90") },
+        pb::Regulations { armageddon: true, ..regs("300+2@61|240+2@61") },
+        pb::Regulations { category: pb::Category::Rapid as i32, penalty_ms: Some(60_000), ..regs("60") },
+        pb::Regulations {
+            start_fen: "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1".to_owned(),
+            automatic_draws: Some(true),
+            reconnect_window_ms: Some(120_000),
+            ..regs("1+1")
+        },
+    ];
+    for p in samples {
+        let r = regulations_from_proto(&p).unwrap_or_else(|e| panic!("{p:?}: {e:?}"));
+        let back = regulations_to_proto(&r);
+        assert_eq!(regulations_from_proto(&back).unwrap(), r, "{back:?}");
+        // Unspecified mode and regime come back as their explicit defaults.
+        assert_ne!(back.mode, pb::Mode::Unspecified as i32);
+        assert_ne!(back.regime, pb::Regime::Unspecified as i32);
+    }
+}
+
+#[test]
+fn regulations_collects_field_violations() {
+    let p = pb::Regulations {
+        mode: 9,
+        category: 7,
+        regime: -1,
+        no_draw_offers_before_move: 20,
+        draw_offers_need_arbiter: true,
+        start_fen: "not a fen".to_owned(),
+        ..regs("")
+    };
+    let errors = regulations_from_proto(&p).unwrap_err();
+    assert_eq!(
+        fields(&errors),
+        [
+            "regulations.mode",
+            "regulations.time_control",
+            "regulations.category",
+            "regulations.regime",
+            "regulations.draw_offers_need_arbiter",
+            "regulations.start_fen",
+        ]
+    );
+    assert_eq!(
+        errors[0].description,
+        "9 is not a known mode (expected MODE_OVER_THE_BOARD = 1, MODE_ONLINE = 2 or MODE_HYBRID = 3)"
+    );
+}
+
+#[test]
+fn regulations_bad_fen() {
+    let p = pb::Regulations { start_fen: "8/8/8/8/8/8/8/8 w - - 0 1".to_owned(), ..regs("90+30") };
+    let errors = regulations_from_proto(&p).unwrap_err();
+    assert_eq!(errors, [Violation::new("regulations.start_fen", "invalid position: the board is empty")]);
+    // A Chess960 castling right is only valid with the flag.
+    let fen = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9";
+    let p = pb::Regulations { start_fen: fen.to_owned(), chess960: true, ..regs("90+30") };
+    assert!(regulations_from_proto(&p).is_ok());
+}
+
+#[test]
+fn cn_grade_scoring_is_refused_until_it_works() {
+    let p = pb::Regulations { cn_grade_scoring: true, ..regs("90+30") };
+    let errors = regulations_from_proto(&p).unwrap_err();
+    assert_eq!(
+        errors,
+        [Violation::new("regulations.cn_grade_scoring", "CN-16 grade scoring is not supported yet")]
+    );
+    let p = pb::Regulations { cn_grade_scoring: false, ..regs("90+30") };
+    let r = regulations_from_proto(&p).unwrap();
+    assert!(!regulations_to_proto(&r).cn_grade_scoring);
+}
+
+#[test]
+fn regulations_validation_lands_on_the_right_field() {
+    let case = |p: pb::Regulations| {
+        let errors = regulations_from_proto(&p).unwrap_err();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        errors.into_iter().next().unwrap()
+    };
+    let v = case(pb::Regulations { guidelines_iii: true, ..regs("90+30") });
+    assert_eq!(v.field, "regulations.guidelines_iii");
+    assert!(v.description.contains("without increment"), "{v}");
+    let v = case(pb::Regulations { guidelines_iii: true, ..regs("5") });
+    assert_eq!(v.field, "regulations.guidelines_iii");
+    assert!(v.description.contains("blitz"), "{v}");
+    let v = case(pb::Regulations { penalty_ms: Some(10), ..regs("90+30") });
+    assert_eq!(v.field, "regulations.penalty_ms");
+    let v = case(pb::Regulations { default_time_ms: Some(-1), ..regs("90+30") });
+    assert_eq!(v.field, "regulations.default_time_ms");
+    let v = case(pb::Regulations { device_penalty_deduct_ms: -5, ..regs("90+30") });
+    assert_eq!(v.field, "regulations.device_penalty_deduct_ms");
+    let v = case(pb::Regulations { max_lag_compensation_ms: 10_000, ..regs("90+30") });
+    assert_eq!(v.field, "regulations.max_lag_compensation_ms");
+    let v = case(pb::Regulations { reconnect_window_ms: Some(0), ..regs("90+30") });
+    assert_eq!(v.field, "regulations.reconnect_window_ms");
+}
+
+#[test]
+fn colors() {
+    assert_eq!(color_from_proto("color", 0), Ok(None));
+    assert_eq!(color_from_proto("color", 1), Ok(Some(Color::White)));
+    assert_eq!(color_from_proto("color", 2), Ok(Some(Color::Black)));
+    let v = color_from_proto("color", 3).unwrap_err();
+    assert_eq!(v.field, "color");
+    assert!(v.description.starts_with("3 is not a known colour"), "{v}");
+    for c in Color::ALL {
+        assert_eq!(color_from_proto("c", color_to_proto(c)), Ok(Some(c)));
+    }
+    assert_eq!(optional_color_to_proto(None), pb::Color::Unspecified as i32);
+}
+
+#[test]
+fn touch_kinds() {
+    assert_eq!(touch_kind_from_proto("kind", 0), Ok(TouchKind::Intent));
+    assert_eq!(touch_kind_from_proto("kind", 1), Ok(TouchKind::Intent));
+    assert_eq!(touch_kind_from_proto("kind", 2), Ok(TouchKind::Adjust));
+    assert_eq!(touch_kind_from_proto("kind", 3), Ok(TouchKind::Accidental));
+    assert_eq!(touch_kind_from_proto("kind", 4).unwrap_err().field, "kind");
+}
+
+#[test]
+fn promotion_roles() {
+    assert_eq!(promotion_role_from_proto("piece", pb::PieceRole::Queen as i32), Ok(Role::Queen));
+    assert_eq!(promotion_role_from_proto("piece", pb::PieceRole::Knight as i32), Ok(Role::Knight));
+    assert_eq!(promotion_role_from_proto("piece", pb::PieceRole::Bishop as i32), Ok(Role::Bishop));
+    assert_eq!(promotion_role_from_proto("piece", pb::PieceRole::Rook as i32), Ok(Role::Rook));
+    let v = promotion_role_from_proto("piece", pb::PieceRole::King as i32).unwrap_err();
+    assert!(v.description.contains("cannot be promoted to a king"), "{v}");
+    assert!(promotion_role_from_proto("piece", pb::PieceRole::Pawn as i32).is_err());
+    let v = promotion_role_from_proto("piece", 0).unwrap_err();
+    assert!(v.description.starts_with("a promotion piece is required"), "{v}");
+    assert!(promotion_role_from_proto("piece", 42).unwrap_err().description.starts_with("42 is not"));
+}
+
+#[test]
+fn claim_kinds_results_answers() {
+    assert_eq!(claim_kind_from_proto("kind", 1), Ok(ClaimKind::Threefold));
+    assert_eq!(claim_kind_from_proto("kind", 2), Ok(ClaimKind::FiftyMoves));
+    assert!(claim_kind_from_proto("kind", 0).unwrap_err().description.contains("required"));
+    assert!(claim_kind_from_proto("kind", 3).is_err());
+
+    assert_eq!(declared_result_from_proto("result", 1), Ok(DeclaredResult::WhiteWins));
+    assert_eq!(declared_result_from_proto("result", 2), Ok(DeclaredResult::BlackWins));
+    assert_eq!(declared_result_from_proto("result", 3), Ok(DeclaredResult::Draw));
+    assert_eq!(declared_result_from_proto("result", 4), Ok(DeclaredResult::BothLose));
+    assert!(declared_result_from_proto("result", 0).is_err());
+    assert!(declared_result_from_proto("result", 5).is_err());
+
+    assert_eq!(answer_from_proto("answer", 1), Ok(Answer::Default));
+    assert_eq!(answer_from_proto("answer", 2), Ok(Answer::Accept));
+    assert_eq!(answer_from_proto("answer", 3), Ok(Answer::Reject));
+    assert_eq!(answer_from_proto("answer", 4), Ok(Answer::Postpone));
+    assert_eq!(answer_from_proto("answer", 0).unwrap_err().field, "answer");
+    assert!(answer_from_proto("answer", -3).is_err());
+}
+
+#[test]
+fn penalties() {
+    let k = |k: pb::PenaltyKind| k as i32;
+    assert_eq!(penalty_from_proto(k(pb::PenaltyKind::Warning), 0), Ok(PenaltyKind::Warning));
+    assert_eq!(
+        penalty_from_proto(k(pb::PenaltyKind::AddTimeToOpponent), 120_000),
+        Ok(PenaltyKind::AddTimeToOpponent(120_000))
+    );
+    assert_eq!(
+        penalty_from_proto(k(pb::PenaltyKind::DeductTime), 3_600_000),
+        Ok(PenaltyKind::DeductTime(3_600_000))
+    );
+    assert_eq!(
+        penalty_from_proto(k(pb::PenaltyKind::RaiseOpponentScore), 0),
+        Ok(PenaltyKind::RaiseOpponentScore)
+    );
+    assert_eq!(penalty_from_proto(k(pb::PenaltyKind::ReduceScore), 0), Ok(PenaltyKind::ReduceScore));
+    assert_eq!(penalty_from_proto(k(pb::PenaltyKind::DeclareLost), 0), Ok(PenaltyKind::DeclareLost));
+    for bad in [0, -1, 3_600_001] {
+        let v = penalty_from_proto(k(pb::PenaltyKind::DeductTime), bad).unwrap_err();
+        assert_eq!(v.field, "amount_ms", "{bad}");
+    }
+    let v = penalty_from_proto(k(pb::PenaltyKind::Warning), 5).unwrap_err();
+    assert_eq!(v.field, "amount_ms");
+    assert!(v.description.starts_with("a warning takes no amount"), "{v}");
+    assert_eq!(penalty_from_proto(0, 0).unwrap_err().field, "kind");
+    assert_eq!(penalty_from_proto(99, 0).unwrap_err().field, "kind");
+}
+
+#[test]
+fn statuses_and_categories() {
+    for s in [GameStatus::Pending, GameStatus::InProgress, GameStatus::Finished] {
+        assert_eq!(status_from_proto("status", status_to_proto(s)), Ok(Some(s)));
+        assert_eq!(s.as_str().parse::<GameStatus>(), Ok(s));
+    }
+    assert!("garbage".parse::<GameStatus>().is_err());
+    assert_eq!(status_from_proto("status", 0), Ok(None));
+    assert_eq!(status_from_proto("status", 4).unwrap_err().field, "status");
+    assert_eq!(category_to_proto(Category::Blitz), pb::Category::Blitz as i32);
+    assert_eq!(category_to_proto(Category::Rapid), pb::Category::Rapid as i32);
+    assert_eq!(category_to_proto(Category::Standard), pb::Category::Standard as i32);
+}
+
+#[test]
+fn squares() {
+    assert_eq!(parse_square("square", "e4"), Ok("e4".parse().unwrap()));
+    assert_eq!(parse_square("square", "h8"), Ok("h8".parse().unwrap()));
+    let v = parse_square("square", "e9").unwrap_err();
+    assert_eq!(v, Violation::new("square", "`e9` is not a square (files a-h, ranks 1-8, e.g. `e4`)"));
+    assert!(parse_square("square", "E4").is_err());
+    assert!(parse_square("square", "i1").is_err());
+    assert_eq!(parse_square("square", "").unwrap_err().description, "a square is required, e.g. `e4`");
+}
+
+fn mv(from: &str, to: &str, promotion: Option<Role>, castle: bool) -> MoveInput {
+    MoveInput { from: from.parse().unwrap(), to: to.parse().unwrap(), promotion, castle }
+}
+
+#[test]
+fn moves_in_uci() {
+    let pos = Position::startpos();
+    assert_eq!(parse_move("move", "e2e4", &pos, false), Ok(mv("e2", "e4", None, false)));
+    assert_eq!(parse_move("move", " e7e8q ", &pos, false), Ok(mv("e7", "e8", Some(Role::Queen), false)));
+    // Well-formed but illegal: still a move to report to the Laws.
+    assert_eq!(parse_move("move", "e2e5", &pos, false), Ok(mv("e2", "e5", None, false)));
+    assert_eq!(parse_move("move", "e1h1", &pos, true), Ok(mv("e1", "h1", None, true)));
+}
+
+#[test]
+fn moves_in_san() {
+    let pos = Position::startpos();
+    assert_eq!(parse_move("move", "Nf3", &pos, false), Ok(mv("g1", "f3", None, false)));
+    assert_eq!(parse_move("move", "e4!?", &pos, false), Ok(mv("e2", "e4", None, false)));
+    let castle = Position::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1").unwrap();
+    assert_eq!(parse_move("move", "O-O", &castle, false), Ok(mv("e1", "g1", None, true)));
+    assert_eq!(parse_move("move", "0-0-0+", &castle, false), Ok(mv("e1", "c1", None, true)));
+    let ep = Position::from_fen("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2").unwrap();
+    assert_eq!(parse_move("move", "exd6 e.p.", &ep, false), Ok(mv("e5", "d6", None, false)));
+    let promo = Position::from_fen("8/4P1k1/8/8/8/8/8/4K3 w - - 0 1").unwrap();
+    assert_eq!(parse_move("move", "e8=Q+", &promo, false), Ok(mv("e7", "e8", Some(Role::Queen), false)));
+    assert_eq!(parse_move("move", "e7e8Q", &promo, false), Ok(mv("e7", "e8", Some(Role::Queen), false)));
+    // Chess960 castling is written king takes rook, even when the king
+    // stays on its square.
+    let c960 = Position::from_fen_with("1r4kr/8/8/8/8/8/8/1R4KR w HBhb - 0 1", FenOptions::CHESS960).unwrap();
+    assert_eq!(parse_move("move", "O-O", &c960, false), Ok(mv("g1", "h1", None, true)));
+}
+
+#[test]
+fn move_errors() {
+    let pos = Position::startpos();
+    assert_eq!(parse_move("move", "  ", &pos, false), Err(Violation::new("move", "a move is required")));
+    let v = parse_move("move", "Nf6", &pos, false).unwrap_err();
+    assert_eq!(v, Violation::new("move", "Nf6 is not a legal move in this position (white to move)"));
+    let v = parse_move("move", "hello", &pos, false).unwrap_err();
+    assert!(v.description.starts_with("`hello` is not a move: expected UCI"), "{v}");
+    let v = parse_move("move", "e2e9", &pos, false).unwrap_err();
+    assert_eq!(v.description, "`e9` is not a square (files a-h, ranks 1-8) in the UCI move `e2e9`");
+    let v = parse_move("move", "e2e2", &pos, false).unwrap_err();
+    assert!(v.description.contains("the from and to squares are the same"), "{v}");
+    let v = parse_move("move", "e7e8k", &pos, false).unwrap_err();
+    assert!(v.description.ends_with("(lowercase), got `k`"), "{v}");
+    let two_knights = Position::from_fen("4k3/8/8/8/8/8/8/1N2KN2 w - - 0 1").unwrap();
+    let v = parse_move("intended_move", "Nd2", &two_knights, false).unwrap_err();
+    assert_eq!(v.field, "intended_move");
+    assert!(v.description.starts_with("Nd2 is ambiguous"), "{v}");
+    assert_eq!(parse_move("move", "Nbd2", &two_knights, false), Ok(mv("b1", "d2", None, false)));
+    let promo = Position::from_fen("8/4P1k1/8/8/8/8/8/4K3 w - - 0 1").unwrap();
+    assert!(parse_move("move", "e8", &promo, false).unwrap_err().description.contains("promotion"));
+}
+
+#[test]
+fn clock_formats() {
+    assert_eq!(format_ms(5_387_000), "1:29:47");
+    assert_eq!(format_ms(3_600_000), "1:00:00");
+    assert_eq!(format_ms(245_000), "4:05");
+    assert_eq!(format_ms(10_000), "0:10");
+    assert_eq!(format_ms(9_999), "0:09.9");
+    assert_eq!(format_ms(7_300), "0:07.3");
+    assert_eq!(format_ms(90), "0:00.0");
+    assert_eq!(format_ms(0), "0:00.0");
+    assert_eq!(format_ms(-1_500), "-0:01.5");
+    assert_eq!(format_duration(12_345), "12.3 s");
+    assert_eq!(format_duration(30_000), "30.0 s");
+    assert_eq!(format_duration(120_000), "2:00");
+    assert_eq!(format_duration(-500), "-0.5 s");
+    assert_eq!(format_duration(i64::MIN).chars().next(), Some('-'));
+}
+
+#[test]
+fn rulings() {
+    let r = ruling_to_proto(&Ruling::new(
+        RuleId::Fide6_2a,
+        Decision::MoveCompleted {
+            color: Color::White,
+            used_ms: 12_345,
+            bonus_ms: 30_000,
+            remaining_ms: 5_387_000,
+        },
+    ));
+    assert_eq!(r.rule_id, "FIDE-6.2a");
+    assert_eq!(r.decision, "MOVE_COMPLETED");
+    assert_eq!(r.color, pb::Color::White as i32);
+    assert_eq!(r.summary, "White completed a move: 12.3 s used, 30.0 s added, 1:29:47 left");
+    let facts: HashMap<String, String> =
+        [("color", "white"), ("used_ms", "12345"), ("bonus_ms", "30000"), ("remaining_ms", "5387000")]
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .into();
+    assert_eq!(r.facts, facts);
+
+    let r = ruling_to_proto(&Ruling::new(
+        RuleId::Fide7_5_5,
+        Decision::IllegalMove { color: Color::Black, count: 2, description: "Ke8-e6".to_owned() },
+    ));
+    assert_eq!(r.decision, "ILLEGAL_MOVE");
+    assert_eq!(r.summary, "Illegal move by Black (2nd): Ke8-e6; the position before it is reinstated");
+    assert_eq!(r.facts["count"], "2");
+
+    let r = ruling_to_proto(&Ruling::new(
+        RuleId::Fide4_3a,
+        Decision::Obligation {
+            color: Color::White,
+            allowed: vec!["e2e3".to_owned(), "e2e4".to_owned()],
+            reason: "the pawn on e2 was touched".to_owned(),
+        },
+    ));
+    assert_eq!(r.facts["allowed"], "e2e3 e2e4");
+
+    let r = ruling_to_proto(&Ruling::new(RuleId::Fide6_11, Decision::ClocksPaused));
+    assert_eq!((r.decision.as_str(), r.color), ("CLOCKS_PAUSED", pb::Color::Unspecified as i32));
+    assert!(r.facts.is_empty());
+    assert_eq!(r.summary, "The clocks are paused");
+}
+
+#[test]
+fn game_over_ruling() {
+    let end = GameEnd {
+        result: GameResult::WhiteWins,
+        reason: "checkmate".to_owned(),
+        rule: RuleId::Fide5_1_1,
+        cause: EndCause::Checkmate,
+        armageddon_winner: None,
+        board_result: None,
+    };
+    let r = ruling_to_proto(&Ruling::new(RuleId::Fide5_1_1, Decision::GameOver(end.clone())));
+    assert_eq!(r.decision, "GAME_OVER");
+    assert_eq!(r.summary, "Game over: 1-0 (checkmate)");
+    let facts: HashMap<String, String> = [("result", "1-0"), ("reason", "checkmate"), ("rule", "FIDE-5.1.1")]
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .into();
+    assert_eq!(r.facts, facts);
+
+    let adjusted = GameEnd {
+        result: GameResult::Adjusted { white: Score::Draw, black: Score::Loss },
+        armageddon_winner: Some(Color::Black),
+        ..end
+    };
+    let r = ruling_to_proto(&Ruling::new(RuleId::Fide12_9, Decision::GameOver(adjusted.clone())));
+    assert_eq!(r.facts["result"], "1/2-0");
+    assert_eq!(r.facts["armageddon_winner"], "black");
+    assert!(!r.facts.keys().any(|k| k.starts_with("result.")), "{:?}", r.facts);
+    assert!(r.summary.ends_with("Black wins the Armageddon match"), "{}", r.summary);
+
+    let p = game_end_to_proto(&adjusted);
+    assert_eq!(
+        p,
+        pb::GameEnd {
+            result: "1/2-0".to_owned(),
+            reason: "checkmate".to_owned(),
+            rule_id: "FIDE-5.1.1".to_owned(),
+            armageddon_winner: pb::Color::Black as i32,
+        }
+    );
+}
+
+#[test]
+fn every_decision_has_a_name_and_summary() {
+    let c = Color::Black;
+    let decisions = vec![
+        Decision::GameStarted { white_ms: 1, black_ms: 2 },
+        Decision::MoveMade { color: c, san: "Nf6".into(), uci: "g8f6".into(), ply: 2 },
+        Decision::PremoveQueued { color: c, uci: "e7e5".into() },
+        Decision::PremoveDropped { color: c, uci: "e7e5".into() },
+        Decision::IllegalMoveNotCompleted { color: c, description: "x".into() },
+        Decision::ClockAdjusted { color: c, delta_ms: -30_000, remaining_ms: 60_000 },
+        Decision::ClockSet { color: c, remaining_ms: 60_000 },
+        Decision::ClocksResumed,
+        Decision::ClockResumedAfterOutage { outage_ms: 4_000 },
+        Decision::Warning { color: c, reason: "r".into() },
+        Decision::DrawOffered { color: c, ply: 4 },
+        Decision::DrawOfferLapsed { color: c, reason: "r".into() },
+        Decision::DrawOfferDeclined { color: c },
+        Decision::ClaimIncorrect { color: c, reason: "r".into() },
+        Decision::PlayerArrived { color: c },
+        Decision::Disconnected { color: c },
+        Decision::Reconnected { color: c },
+        Decision::QuestionOpened { id: 1, question: "q".into(), default: "d".into() },
+        Decision::QuestionAnswered { id: 1, answer: "Accept".into() },
+        Decision::PositionReinstated { ply: 3, fen: "f".into() },
+        Decision::IncrementIntroduced { increment_ms: 5_000 },
+    ];
+    for d in decisions {
+        let r = ruling_to_proto(&Ruling::new(RuleId::Arb, d.clone()));
+        assert!(r.decision.chars().all(|ch| ch.is_ascii_uppercase() || ch == '_'), "{d:?}");
+        assert!(r.summary.starts_with(|ch: char| ch.is_ascii_uppercase()), "{d:?}: {}", r.summary);
+        if r.facts.contains_key("color") {
+            assert_eq!(r.color, pb::Color::Black as i32, "{d:?}");
+        }
+    }
+    let r = ruling_to_proto(&Ruling::new(
+        RuleId::Fide6_10,
+        Decision::ClockAdjusted { color: c, delta_ms: -30_000, remaining_ms: 60_000 },
+    ));
+    assert_eq!(r.summary, "Black's clock: 30.0 s removed, 1:00 left");
+}
+
+#[test]
+fn events() {
+    let (act, summary, details) =
+        event_to_proto_parts(&Event::MakeMove { color: Color::White, mv: mv("e2", "e4", None, false) });
+    assert_eq!(act, "MAKE_MOVE");
+    assert_eq!(summary, "White moves e2e4");
+    let expected: HashMap<String, String> =
+        [("color", "white"), ("mv.from", "e2"), ("mv.to", "e4"), ("mv.castle", "false")]
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .into();
+    assert_eq!(details, expected);
+
+    let (act, summary, details) =
+        event_to_proto_parts(&Event::PressClock { color: Color::Black, other_hand: false });
+    assert_eq!((act.as_str(), summary.as_str()), ("PRESS_CLOCK", "Black presses the clock"));
+    assert_eq!(details["other_hand"], "false");
+
+    let (act, summary, details) =
+        event_to_proto_parts(&Event::AdjustClock { color: Color::White, delta_ms: 120_000 });
+    assert_eq!(act, "ADJUST_CLOCK");
+    assert_eq!(summary, "Arbiter adds 2:00 to White's clock");
+    assert_eq!(details["delta_ms"], "120000");
+
+    let (act, summary, details) = event_to_proto_parts(&Event::Tick);
+    assert_eq!((act.as_str(), summary.as_str()), ("TICK", "Time check"));
+    assert!(details.is_empty());
+
+    let (act, summary, details) = event_to_proto_parts(&Event::Penalty {
+        color: Color::Black,
+        kind: PenaltyKind::AddTimeToOpponent(120_000),
+    });
+    assert_eq!(act, "PENALTY");
+    assert_eq!(summary, "Arbiter penalises Black: 2:00 added to White's clock");
+    assert_eq!(details["kind"], "AddTimeToOpponent");
+    assert_eq!(details["kind.value"], "120000");
+
+    let (_, _, details) =
+        event_to_proto_parts(&Event::Penalty { color: Color::Black, kind: PenaltyKind::Warning });
+    assert_eq!(details["kind"], "Warning");
+
+    let (act, summary, details) = event_to_proto_parts(&Event::ClaimDraw {
+        color: Color::White,
+        kind: ClaimKind::Threefold,
+        intended: None,
+    });
+    assert_eq!(act, "CLAIM_DRAW");
+    assert_eq!(summary, "White claims a draw by threefold repetition");
+    assert!(!details.contains_key("intended"));
+
+    let (act, summary, _) = event_to_proto_parts(&Event::DeclareResult { result: DeclaredResult::Draw });
+    assert_eq!((act.as_str(), summary.as_str()), ("DECLARE_RESULT", "Arbiter declares the result 1/2-1/2"));
+}
+
+#[test]
+fn every_event_has_a_name_and_summary() {
+    let c = Color::White;
+    let m = mv("e7", "e8", Some(Role::Queen), false);
+    let events = vec![
+        Event::AnnounceAdjust { color: c },
+        Event::Touch { color: c, square: "e2".parse().unwrap(), kind: TouchKind::Adjust },
+        Event::PromotionPieceTouched { color: c, role: Role::Knight },
+        Event::CastlingKingReleased { color: c, to: "g1".parse().unwrap() },
+        Event::UsedTwoHands { color: c },
+        Event::SubmitMove { color: c, mv: m, premove: true, lag_ms: 40 },
+        Event::Disconnect { color: c },
+        Event::Reconnect { color: c },
+        Event::OfferDraw { color: c },
+        Event::AcceptDraw { color: c },
+        Event::DeclineDraw { color: c },
+        Event::ClaimDraw { color: c, kind: ClaimKind::FiftyMoves, intended: Some(m) },
+        Event::Resign { color: c },
+        Event::PlayerArrived { color: c },
+        Event::RequestIncrement { color: c },
+        Event::ClaimNoWinningAttempt { color: c },
+        Event::Start,
+        Event::PauseClocks,
+        Event::ResumeClocks,
+        Event::SetClock { color: c, remaining_ms: 1 },
+        Event::ReinstatePosition { ply: 0 },
+        Event::DeviceFound { color: c },
+        Event::AnswerQuestion { id: 2, answer: Answer::Postpone },
+    ];
+    for e in events {
+        let (act, summary, details) = event_to_proto_parts(&e);
+        assert!(act.chars().all(|ch| ch.is_ascii_uppercase() || ch == '_'), "{e:?}");
+        assert!(summary.starts_with(|ch: char| ch.is_ascii_uppercase()), "{e:?}: {summary}");
+        if let Some(color) = e.player() {
+            assert_eq!(details["color"], color.name(), "{e:?}");
+        }
+    }
+    let (_, summary, details) =
+        event_to_proto_parts(&Event::SubmitMove { color: c, mv: m, premove: false, lag_ms: 0 });
+    assert_eq!(summary, "White plays e7e8q");
+    assert_eq!(details["mv.promotion"], "queen");
+}
+
+#[test]
+fn results() {
+    let cases = [
+        (GameResult::WhiteWins, "1-0"),
+        (GameResult::BlackWins, "0-1"),
+        (GameResult::Draw, "1/2-1/2"),
+        (GameResult::WhiteWinsByForfeit, "+/-"),
+        (GameResult::BlackWinsByForfeit, "-/+"),
+        (GameResult::DoubleForfeit, "-/-"),
+        (GameResult::BothLose, "0-0"),
+        (GameResult::Adjusted { white: Score::Draw, black: Score::Loss }, "1/2-0"),
+        (GameResult::Adjusted { white: Score::Loss, black: Score::Draw }, "0-1/2"),
+        (GameResult::Adjusted { white: Score::Win, black: Score::Loss }, "1-0"),
+    ];
+    for (r, text) in cases {
+        assert_eq!(game_result_text(r), text, "{r:?}");
+    }
+}
