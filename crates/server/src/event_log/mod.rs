@@ -473,6 +473,31 @@ mod tests {
                 "{rule} {cause:?}"
             );
         }
+        // The cause format 1 encodes by its reason survives new wording in
+        // the Laws: the record holds the frozen text, the cause reads back.
+        let end = GameEnd {
+            result: GameResult::Draw,
+            reason: "reworded by a later Laws crate".into(),
+            rule: R::Fide6_9,
+            cause: C::NoPossibleCheckmate,
+            armageddon_winner: None,
+            board_result: None,
+        };
+        let json = encode_aftermath(&Aftermath {
+            rulings: vec![Ruling { rule: R::Fide6_9, decision: Decision::GameOver(end) }],
+            clocks: Clocks {
+                white_ms: 0,
+                black_ms: 0,
+                running: None,
+                paused: true,
+                white_moves: 0,
+                black_moves: 0,
+            },
+            fen: String::new(),
+        });
+        let read = decode_aftermath(1, &json).unwrap();
+        let Decision::GameOver(end) = &read.rulings[0].decision else { panic!("{read:?}") };
+        assert_eq!((end.cause, end.reason.as_str()), (C::NoPossibleCheckmate, v1::NO_POSSIBLE_CHECKMATE));
     }
 
     #[test]

@@ -493,7 +493,14 @@ impl From<&lr::GameEnd> for GameEnd {
     fn from(e: &lr::GameEnd) -> GameEnd {
         GameEnd {
             result: e.result.into(),
-            reason: e.reason.clone(),
+            // Format 1 has no cause field: this one cause is encoded by its
+            // frozen reason text (see `end_cause`), whatever words the Laws
+            // use for it today.
+            reason: if e.cause == lr::EndCause::NoPossibleCheckmate {
+                NO_POSSIBLE_CHECKMATE.to_owned()
+            } else {
+                e.reason.clone()
+            },
             rule: e.rule.to_string(),
             armageddon_winner: e.armageddon_winner.map(Color::from),
             board_result: e.board_result.map(GameResult::from),
