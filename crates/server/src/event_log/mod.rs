@@ -446,45 +446,19 @@ mod tests {
             (R::Fide7_3, C::ColoursReversed, "colours reversed"),
             (R::Ocr15_2, C::ColoursReversed, "colours reversed"),
         ];
-        for (rule, cause, reason) in ends {
-            let end = GameEnd {
-                result: GameResult::Draw,
-                reason: reason.into(),
+        // A draw under `rule`, said in `reason`, ended by `cause`.
+        let ended = |rule: R, cause: C, reason: &str| Aftermath {
+            rulings: vec![Ruling {
                 rule,
-                cause,
-                armageddon_winner: None,
-                board_result: None,
-            };
-            let aftermath = Aftermath {
-                rulings: vec![Ruling { rule, decision: Decision::GameOver(end) }],
-                clocks: Clocks {
-                    white_ms: 0,
-                    black_ms: 0,
-                    running: None,
-                    paused: true,
-                    white_moves: 0,
-                    black_moves: 0,
-                },
-                fen: String::new(),
-            };
-            assert_eq!(
-                decode_aftermath(1, &encode_aftermath(&aftermath)).unwrap(),
-                aftermath,
-                "{rule} {cause:?}"
-            );
-        }
-        // The cause format 1 encodes by its reason survives new wording in
-        // the Laws: the record holds the frozen text, the cause reads back.
-        let end = GameEnd {
-            result: GameResult::Draw,
-            reason: "reworded by a later Laws crate".into(),
-            rule: R::Fide6_9,
-            cause: C::NoPossibleCheckmate,
-            armageddon_winner: None,
-            board_result: None,
-        };
-        let json = encode_aftermath(&Aftermath {
-            rulings: vec![Ruling { rule: R::Fide6_9, decision: Decision::GameOver(end) }],
+                decision: Decision::GameOver(GameEnd {
+                    result: GameResult::Draw,
+                    reason: reason.into(),
+                    rule,
+                    cause,
+                    armageddon_winner: None,
+                    board_result: None,
+                }),
+            }],
             clocks: Clocks {
                 white_ms: 0,
                 black_ms: 0,
@@ -494,7 +468,19 @@ mod tests {
                 black_moves: 0,
             },
             fen: String::new(),
-        });
+        };
+        for (rule, cause, reason) in ends {
+            let aftermath = ended(rule, cause, reason);
+            assert_eq!(
+                decode_aftermath(1, &encode_aftermath(&aftermath)).unwrap(),
+                aftermath,
+                "{rule} {cause:?}"
+            );
+        }
+        // The cause format 1 encodes by its reason survives new wording in
+        // the Laws: the record holds the frozen text, the cause reads back.
+        let json =
+            encode_aftermath(&ended(R::Fide6_9, C::NoPossibleCheckmate, "reworded by a later Laws crate"));
         let read = decode_aftermath(1, &json).unwrap();
         let Decision::GameOver(end) = &read.rulings[0].decision else { panic!("{read:?}") };
         assert_eq!((end.cause, end.reason.as_str()), (C::NoPossibleCheckmate, v1::NO_POSSIBLE_CHECKMATE));
