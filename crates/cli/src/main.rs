@@ -104,7 +104,7 @@ async fn run(cli: Cli) -> anyhow::Result<u8> {
             } else {
                 out(&format!("{status}\n"))?;
             }
-            Ok(if status == "SERVING" { exit::OK } else { exit::UNAVAILABLE })
+            Ok(if status == arbiter_client::Health::Serving { exit::OK } else { exit::UNAVAILABLE })
         }
         Command::Completions { shell } => {
             let mut buffer = Vec::new();

@@ -468,21 +468,23 @@ impl Client {
         }
     }
 
-    /// The gRPC health of the service (`grpc.health.v1`): `SERVING`,
-    /// `NOT_SERVING` (shutting down) or `UNKNOWN`.
+    /// The gRPC health of the service (`grpc.health.v1`).
     ///
     /// # Errors
     /// [`Error`] if the server cannot be reached.
-    pub async fn health(&self) -> Result<String, Error> {
+    pub async fn health(&self) -> Result<Health, Error> {
+        use tonic_health::pb::health_check_response::ServingStatus;
         let mut health = tonic_health::pb::health_client::HealthClient::new(self.channel.clone());
         let reply = health
             .check(tonic_health::pb::HealthCheckRequest { service: String::new() })
             .await
             .map_err(Error::from)?
             .into_inner();
-        Ok(tonic_health::pb::health_check_response::ServingStatus::try_from(reply.status)
-            .map_or("UNKNOWN", |s| s.as_str_name())
-            .to_string())
+        Ok(match ServingStatus::try_from(reply.status) {
+            Ok(ServingStatus::Serving) => Health::Serving,
+            Ok(ServingStatus::NotServing) => Health::NotServing,
+            Ok(ServingStatus::ServiceUnknown | ServingStatus::Unknown) | Err(_) => Health::Unknown,
+        })
     }
 
     /// The same connection with another token (a player's, from
@@ -963,5 +965,34 @@ impl Client {
             answer: answer as i32,
             ..Default::default()
         })
+    }
+}
+
+/// What the service's health check says (`grpc.health.v1`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Health {
+    /// Ready to serve.
+    Serving,
+    /// Up, but not ready (storage unreachable, shutting down).
+    NotServing,
+    /// Any other answer.
+    Unknown,
+}
+
+impl Health {
+    /// The status as the health protocol names it (`SERVING`...).
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Health::Serving => "SERVING",
+            Health::NotServing => "NOT_SERVING",
+            Health::Unknown => "UNKNOWN",
+        }
+    }
+}
+
+impl std::fmt::Display for Health {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }

@@ -81,7 +81,7 @@ pub mod parse;
 mod watch;
 
 pub use arbiter_proto::v1 as pb;
-pub use client::{Bearer, Call, Client, Inner, RetryPolicy, Rpc, TlsOptions, new_request_id};
+pub use client::{Bearer, Call, Client, Health, Inner, RetryPolicy, Rpc, TlsOptions, new_request_id};
 pub use color::{Color, ParseColorError};
 pub use error::{
     DOMAIN, Error, FieldViolation, RpcError, code_name, exit, exit_code_of, is_transient_status,

@@ -140,7 +140,7 @@ async fn replica_duties(
                 }
             }
             received = appended.recv(), if listening => match received {
-                Ok((game, _)) if game == "*" => hall.notify_all().await,
+                Ok((game, _)) if game == crate::store::RESYNC => hall.notify_all().await,
                 Ok((game, seq)) => {
                     if !hall.notify(&game, seq).await {
                         // A game another replica started: load it now
