@@ -7,6 +7,7 @@
 //! it applies. No I/O, no async, no system clock: time comes in with every
 //! event, so a game can be replayed bit for bit from its event log.
 
+pub mod article;
 pub mod clock;
 pub mod event;
 pub mod game;

@@ -89,6 +89,7 @@ rule_ids! {
     Fide7_3 => "FIDE-7.3",
     Fide7_5_1 => "FIDE-7.5.1",
     Fide7_5_2 => "FIDE-7.5.2",
+    Fide7_5_3 => "FIDE-7.5.3",
     Fide7_5_4 => "FIDE-7.5.4",
     Fide7_5_5 => "FIDE-7.5.5",
     Fide8_7 => "FIDE-8.7",

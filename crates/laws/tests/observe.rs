@@ -396,7 +396,7 @@ fn what_the_board_cannot_hold_is_ruled_at_once() {
     let mut s = unobserved("90+30", None);
     s.play("e4");
     let rs = s.press(B);
-    assert_eq!(illegal_moves(&rs), [(RuleId::Fide7_5_1, 1)]);
+    assert_eq!(illegal_moves(&rs), [(RuleId::Fide7_5_3, 1)], "pressing without a move is 7.5.3");
     // An illegal move that cannot stand closes no claim window either way.
     assert!(s.rej(claim(W)).message.contains("there is no illegal move"));
 }

@@ -61,3 +61,25 @@ fn every_cited_id_is_explained_in_docs_rules() {
     let missing: Vec<&String> = ids.iter().filter(|id| !explained.contains(id.as_str())).collect();
     assert!(missing.is_empty(), "ids cited in the sources but not explained in docs/rules.md: {missing:?}");
 }
+
+/// The table "Articles as printed" in `docs/rules.md` lists every rule id
+/// with the Article `RuleId::article` gives it, and nothing else.
+#[test]
+fn every_rule_id_is_listed_with_its_article_in_docs_rules() {
+    use arbiter_laws::rule::RuleId;
+    let doc = std::fs::read_to_string(root().join("docs/rules.md")).expect("docs/rules.md");
+    let section = doc.split("## Articles as printed").nth(1).expect("the section Articles as printed");
+    let section = section.split("\n## ").next().unwrap();
+    let mut listed = BTreeSet::new();
+    for line in section.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+        let id: RuleId = cells[0].trim_matches('`').parse().unwrap_or_else(|e| panic!("{line}: {e}"));
+        let expected = id.article().map_or("—".to_string(), |a| a.number().to_string());
+        assert_eq!(cells[1], expected, "{id}: the table says {}, the code {expected}", cells[1]);
+        let shown = id.article().map_or("—".to_string(), |a| a.to_string());
+        assert_eq!(cells[3], shown, "{id}: shown as");
+        assert!(listed.insert(id), "{id} is listed twice");
+    }
+    let missing: Vec<RuleId> = RuleId::ALL.iter().copied().filter(|id| !listed.contains(id)).collect();
+    assert!(missing.is_empty(), "rule ids missing from the table: {missing:?}");
+}

@@ -352,8 +352,19 @@ fn fide_7_5_2_unfinished_promotion() {
     assert_eq!(rs[0].rule, RuleId::Fide7_5_2);
     let rs = s.press(W);
     assert_eq!(rs[0].rule, RuleId::Fide7_5_2);
+    assert_eq!(illegal_moves(&rs), [(RuleId::Fide7_5_2, 1)], "the penalty names 7.5.2, not 7.5.1");
     assert_eq!(s.g.illegal_move_count(W), 1);
     assert_eq!(s.g.position().board().piece_at(sq("e8")).unwrap().role, Role::Queen);
+}
+
+#[test]
+fn fide_7_5_3_clock_pressed_without_a_move() {
+    let mut s = S::otb("90+30", None);
+    s.play("e4");
+    let rs = s.press(B);
+    assert_eq!(illegal_moves(&rs), [(RuleId::Fide7_5_3, 1)]);
+    assert!(rules(&rs).contains(&RuleId::Fide7_5_5));
+    assert_eq!(s.g.illegal_move_count(B), 1);
 }
 
 #[test]

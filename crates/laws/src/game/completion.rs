@@ -406,7 +406,12 @@ impl Game {
                         remaining_ms: self.rem(color, at),
                     },
                 ));
-                out.extend(self.illegal_move_penalty(color, "pawn not replaced on promotion".into(), at));
+                out.extend(self.illegal_move_penalty_under(
+                    color,
+                    RuleId::Fide7_5_2,
+                    "pawn not replaced on promotion".into(),
+                    at,
+                ));
                 if self.end.is_none()
                     && let Some(end) = self.automatic_end()
                 {
@@ -438,7 +443,12 @@ impl Game {
                 // 7.5.3: pressing without moving counts as an illegal move.
                 self.pending = other;
                 self.press_and_retract(at)?;
-                out.extend(self.illegal_move_penalty(color, "clock pressed without a move".into(), at));
+                out.extend(self.illegal_move_penalty_under(
+                    color,
+                    RuleId::Fide7_5_3,
+                    "clock pressed without a move".into(),
+                    at,
+                ));
             }
         }
         Ok(())
