@@ -74,6 +74,7 @@ pub fn game(g: &pb::Game) -> Value {
             "result": e.result,
             "reason": e.reason,
             "rule_id": e.rule_id,
+            "article": article(e.article.as_ref()),
             "armageddon_winner": opt(render::color_enum(e.armageddon_winner)),
         })
     });
@@ -89,6 +90,7 @@ pub fn game(g: &pb::Game) -> Value {
                 "color": opt(render::color_enum(o.color)),
                 "allowed_moves": o.allowed_moves,
                 "rule_id": o.rule_id,
+                "article": article(o.article.as_ref()),
                 "reason": o.reason,
             })
         },
@@ -124,10 +126,27 @@ pub fn game(g: &pb::Game) -> Value {
     })
 }
 
+/// An Article: `{"number": "9.5.3", "rulebook": "LAWS_OF_CHESS", "text":
+/// "Article 9.5.3"}`, or null.
+fn article(a: Option<&pb::Article>) -> Value {
+    match (a, arbiter_client::article_text(a)) {
+        (Some(a), Some(text)) => json!({
+            "number": a.number,
+            "rulebook": pb::Rulebook::try_from(a.rulebook)
+                .unwrap_or(pb::Rulebook::Unspecified)
+                .as_str_name()
+                .trim_start_matches("RULEBOOK_"),
+            "text": text,
+        }),
+        _ => Value::Null,
+    }
+}
+
 /// A ruling.
 pub fn ruling(r: &pb::Ruling) -> Value {
     json!({
         "rule_id": r.rule_id,
+        "article": article(r.article.as_ref()),
         "decision": r.decision,
         "summary": r.summary,
         "color": opt(render::color_enum(r.color)),
@@ -183,6 +202,7 @@ pub fn error(e: &Error) -> Value {
             "code": code_name(e.code()),
             "reason": e.reason(),
             "rule_id": e.rule_id(),
+            "article": e.article(),
             "message": e.message(),
             "field_violations": violations,
             "exit_code": e.exit_code(),

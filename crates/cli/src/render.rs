@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use arbiter_client::pb;
+use arbiter_client::{article_text, pb};
 
 /// How a board is drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -219,13 +219,30 @@ pub fn move_list(start_fen: &str, sans: &[String]) -> String {
     out
 }
 
-/// One ruling on one line: `FIDE-6.2.1  MOVE_COMPLETED  White: summary`.
+/// One ruling on one line: `Article 6.2.1   MOVE_COMPLETED: summary
+/// [FIDE-6.2a]`: the Article as printed first (what a reader looks up),
+/// the project's rule id last.
 pub fn ruling(r: &pb::Ruling) -> String {
-    let mut line = format!("{:<12} {}", if r.rule_id.is_empty() { "-" } else { &r.rule_id }, r.decision);
+    let article = article_text(r.article.as_ref()).unwrap_or_else(|| "-".into());
+    let mut line = format!("{article:<16} {}", r.decision);
     if !r.summary.is_empty() {
         let _ = write!(line, ": {}", r.summary);
     }
+    if !r.rule_id.is_empty() {
+        let _ = write!(line, " [{}]", r.rule_id);
+    }
     line
+}
+
+/// `Article 5.1.1, FIDE-5.1.1`: the Article and the rule id, either alone
+/// when the other is missing; `None` when both are.
+pub fn citation(rule_id: &str, article: Option<&pb::Article>) -> Option<String> {
+    match (article_text(article), rule_id.is_empty()) {
+        (Some(a), false) => Some(format!("{a}, {rule_id}")),
+        (Some(a), true) => Some(a),
+        (None, false) => Some(rule_id.to_owned()),
+        (None, true) => None,
+    }
 }
 
 /// The clocks on one line: `White 1:29:58 ◀  Black 1:30:00`, with
@@ -273,8 +290,8 @@ pub fn state_line(g: &pb::Game) -> String {
             if !end.reason.is_empty() {
                 let _ = write!(line, ", {}", end.reason);
             }
-            if !end.rule_id.is_empty() {
-                let _ = write!(line, " ({})", end.rule_id);
+            if let Some(cited) = citation(&end.rule_id, end.article.as_ref()) {
+                let _ = write!(line, " ({cited})");
             }
             if end.armageddon_winner != 0 {
                 let _ = write!(line, "; match won by {}", color(end.armageddon_winner));
@@ -334,8 +351,8 @@ pub fn game(g: &pb::Game, events: &[pb::GameEvent], style: BoardStyle, flipped: 
         && (o.color != 0 || !o.allowed_moves.is_empty())
     {
         let _ = write!(out, "Obligation: {}", color(o.color));
-        if !o.rule_id.is_empty() {
-            let _ = write!(out, " ({})", o.rule_id);
+        if let Some(cited) = citation(&o.rule_id, o.article.as_ref()) {
+            let _ = write!(out, " ({cited})");
         }
         if !o.reason.is_empty() {
             let _ = write!(out, ": {}", o.reason);

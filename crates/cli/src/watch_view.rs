@@ -103,7 +103,8 @@ impl View {
             if let Some(o) = &g.obligation
                 && (o.color != 0 || !o.allowed_moves.is_empty())
             {
-                s.push_str(&format!("Obligation: {} {} ({})\n", render::color(o.color), o.reason, o.rule_id));
+                let cited = render::citation(&o.rule_id, o.article.as_ref()).unwrap_or_default();
+                s.push_str(&format!("Obligation: {} {} ({cited})\n", render::color(o.color), o.reason));
             }
             for q in &g.open_questions {
                 s.push_str(&format!("Question #{}: {}\n", q.id, q.text));

@@ -89,13 +89,17 @@ async fn the_cli_against_a_live_server() {
     assert!(text.contains("MOVE_MADE"), "{text}");
     let text = ok(&run(ARBITER_TOKEN, &["press", "games/cli-game", "--color", "white"]).await.unwrap());
     assert!(text.contains("MOVE_COMPLETED"), "{text}");
+    assert!(
+        text.contains("Article 6.2.1") && text.contains("[FIDE-6.2a]"),
+        "the Article, then the rule id: {text}"
+    );
     assert!(text.contains("Black to move"), "{text}");
 
     // Touch move: Black touches the g8 knight and must move it.
     let text = ok(&run(ARBITER_TOKEN, &["touch", "cli-game", "g8", "--color", "black"]).await.unwrap());
     assert!(text.contains("TOUCH") && text.contains("OBLIGATION"), "{text}");
     let text = ok(&run(ARBITER_TOKEN, &["game", "show", "cli-game"]).await.unwrap());
-    assert!(text.contains("Obligation: Black (FIDE-4.3a)"), "{text}");
+    assert!(text.contains("Obligation: Black (Article 4.3.1, FIDE-4.3a)"), "{text}");
     let text = ok(&run(ARBITER_TOKEN, &["move", "cli-game", "Nf6", "--color", "black"]).await.unwrap());
     assert!(text.contains("MOVE_MADE"), "{text}");
     ok(&run(ARBITER_TOKEN, &["press", "cli-game", "--color", "black"]).await.unwrap());
@@ -300,7 +304,10 @@ async fn game_watch_in_tmux() {
         ok(&cli(&url, ARBITER_TOKEN, &["press", "tmux", "--color", color]));
     }
     let screen = wait_for_screen(&session, &["e4", "e5", "Nf3"]).await;
-    assert!(screen.contains("FIDE-"), "the rulings and their rule ids are on the screen:\n{screen}");
+    assert!(
+        screen.contains("FIDE-") && screen.contains("Article 6.2.1"),
+        "the rulings, their Articles and rule ids are on the screen:\n{screen}"
+    );
     ok(&cli(&url, ARBITER_TOKEN, &["resign", "tmux", "--color", "black"]));
     wait_for_screen(&session, &["1-0"]).await;
     server.stop().await;

@@ -69,18 +69,31 @@ impl RpcError {
         }
     }
 
-    /// The `rule_id` metadata: the Article a refusal rests on.
+    /// The `rule_id` metadata: the rule id a refusal rests on.
     pub fn rule_id(&self) -> Option<&str> {
         self.metadata.get("rule_id").map(String::as_str).filter(|r| !r.is_empty())
     }
 
-    /// The message without the ` (RULE)` suffix the service appends when the
-    /// rule id is known.
+    /// The Article a refusal rests on, as a reader looks it up (`Article
+    /// 4.3.1`, `OCR 5.3`), from the `article` and `rulebook` metadata.
+    pub fn article(&self) -> Option<String> {
+        let number = self.metadata.get("article")?;
+        let rulebook = self.metadata.get("rulebook").map_or("", String::as_str);
+        crate::article::article_text_from_metadata(number, rulebook)
+    }
+
+    /// The message without the ` (RULE)` or ` (RULE, ARTICLE)` suffix the
+    /// service appends when the rule id is known.
     pub fn message(&self) -> &str {
-        if let Some(rule) = self.rule_id()
-            && let Some(stripped) = self.message.strip_suffix(&format!(" ({rule})"))
-        {
-            return stripped;
+        if let Some(rule) = self.rule_id() {
+            if let Some(stripped) = self.message.strip_suffix(&format!(" ({rule})")) {
+                return stripped;
+            }
+            if let Some(article) = self.article()
+                && let Some(stripped) = self.message.strip_suffix(&format!(" ({rule}, {article})"))
+            {
+                return stripped;
+            }
         }
         &self.message
     }
@@ -102,8 +115,10 @@ impl fmt::Display for RpcError {
         {
             write!(f, " {reason}")?;
         }
-        if let Some(rule) = self.rule_id() {
-            write!(f, " ({rule})")?;
+        match (self.rule_id(), self.article()) {
+            (Some(rule), Some(article)) => write!(f, " ({rule}, {article})")?,
+            (Some(rule), None) => write!(f, " ({rule})")?,
+            _ => {}
         }
         let message = self.message();
         if !message.is_empty() {
@@ -182,6 +197,14 @@ impl Error {
     pub fn rule_id(&self) -> Option<&str> {
         match self {
             Error::Rpc(e) => e.rule_id(),
+            _ => None,
+        }
+    }
+
+    /// The Article (`Article 4.3.1`) of a refusal by the Laws.
+    pub fn article(&self) -> Option<String> {
+        match self {
+            Error::Rpc(e) => e.article(),
             _ => None,
         }
     }
@@ -371,6 +394,27 @@ mod tests {
         assert_eq!(e.rule_id(), Some("FIDE-4.3a"));
         assert_eq!(e.exit_code(), exit::REFUSED);
         assert!(!e.is_transient());
+        assert_eq!(e.article(), None, "an older service sends no article");
+    }
+
+    #[test]
+    fn a_refusal_names_its_article() {
+        let mut metadata = HashMap::new();
+        metadata.insert("rule_id".to_string(), "FIDE-4.3a".to_string());
+        metadata.insert("article".to_string(), "4.3.1".to_string());
+        metadata.insert("rulebook".to_string(), "RULEBOOK_LAWS_OF_CHESS".to_string());
+        let details = ErrorDetails::with_error_info("TOUCH_MOVE", DOMAIN, metadata);
+        let status = tonic::Status::with_error_details(
+            Code::FailedPrecondition,
+            "you touched the knight on g1: move it (FIDE-4.3a, Article 4.3.1)",
+            details,
+        );
+        let e = Error::from(status);
+        assert_eq!(e.article().as_deref(), Some("Article 4.3.1"));
+        assert_eq!(
+            e.to_string(),
+            "FAILED_PRECONDITION TOUCH_MOVE (FIDE-4.3a, Article 4.3.1): you touched the knight on g1: move it"
+        );
     }
 
     #[test]

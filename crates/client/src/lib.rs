@@ -74,6 +74,7 @@
 //! [`Error::exit_code`] gives the exit code the `arbiter` CLI uses for an
 //! error; the codes and their meanings are in [`exit`].
 
+mod article;
 mod client;
 mod color;
 mod error;
@@ -81,6 +82,7 @@ pub mod parse;
 mod watch;
 
 pub use arbiter_proto::v1 as pb;
+pub use article::article_text;
 pub use client::{Bearer, Call, Client, Health, Inner, RetryPolicy, Rpc, TlsOptions, new_request_id};
 pub use color::{Color, ParseColorError};
 pub use error::{

@@ -185,8 +185,10 @@ async fn errors_carry_code_reason_rule_and_fields() {
     assert_eq!((e.code(), e.reason()), (Code::FailedPrecondition, Some("NOT_YOUR_TURN")), "{e}");
     assert_eq!(e.exit_code(), 3);
     let rule = e.rule_id().expect("a rule id").to_string();
+    let article = e.article().expect("the Article the refusal rests on");
+    assert_eq!(article, "OCR 4.4", "online, the clock switches by itself (OCR 4.4)");
     let text = e.to_string();
-    assert!(text.starts_with(&format!("FAILED_PRECONDITION NOT_YOUR_TURN ({rule}): ")), "{text}");
+    assert!(text.starts_with(&format!("FAILED_PRECONDITION NOT_YOUR_TURN ({rule}, {article}): ")), "{text}");
     assert_eq!(text.matches(&rule).count(), 1, "the rule once: {text}");
 
     // Over the board: an illegal move text is malformed input (a field

@@ -13,6 +13,7 @@ use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
 use crate::api::Violation;
+use crate::api::to_proto::rulebook_to_proto;
 use crate::event_log::FormatError;
 use crate::store::StoreError;
 
@@ -175,6 +176,13 @@ impl From<ApiError> for Status {
             && let Some(rule) = r.rule
         {
             metadata.insert("rule_id".to_string(), rule.to_string());
+            if let Some(article) = rule.article() {
+                metadata.insert("article".to_string(), article.number().to_string());
+                metadata.insert(
+                    "rulebook".to_string(),
+                    rulebook_to_proto(article.rulebook()).as_str_name().to_string(),
+                );
+            }
         }
         let mut details = ErrorDetails::with_error_info(e.reason(), DOMAIN, metadata);
         if let ApiError::InvalidArgument(violations) = &e {
@@ -184,7 +192,10 @@ impl From<ApiError> for Status {
         }
         let message = match &e {
             ApiError::Rejected(r) => match r.rule {
-                Some(rule) => format!("{} ({rule})", r.message),
+                Some(rule) => match rule.article() {
+                    Some(article) => format!("{} ({rule}, {article})", r.message),
+                    None => format!("{} ({rule})", r.message),
+                },
                 None => r.message.clone(),
             },
             other => other.to_string(),

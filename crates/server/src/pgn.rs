@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use arbiter_chess::pgn::{GameResult as PgnResult, PgnMove, WriteOptions, format_game};
 use arbiter_chess::{CastlingMode, FenOptions, Position};
+use arbiter_laws::article::Citation;
+use arbiter_laws::rule::RuleId;
 use arbiter_laws::ruling::Decision;
 use arbiter_proto::v1 as pb;
 
@@ -61,12 +63,12 @@ pub fn export(game: &pb::Game, events: &[EventRow]) -> Result<String, ApiError> 
                     comments
                         .entry(ply)
                         .or_default()
-                        .push(format!("{}: position before ply {p} reinstated", r.rule));
+                        .push(format!("{}: position before ply {p} reinstated", Citation(r.rule)));
                 }
                 Decision::GameStarted { .. } | Decision::PremoveQueued { .. } => {}
                 _ => {
                     let text = crate::api::to_proto::ruling_to_proto(&r).summary.replace(['{', '}'], "");
-                    comments.entry(ply).or_default().push(format!("{}: {text}", r.rule));
+                    comments.entry(ply).or_default().push(format!("{}: {text}", Citation(r.rule)));
                 }
             }
         }
@@ -118,7 +120,11 @@ pub fn export(game: &pb::Game, events: &[EventRow]) -> Result<String, ApiError> 
         tags.push(("Variant", "Chess960".into()));
     }
     if let Some(e) = end {
-        tags.push(("Termination", format!("{} ({})", e.reason, e.rule_id).replace('"', "'")));
+        let cited = match e.rule_id.parse::<RuleId>() {
+            Ok(rule) => Citation(rule).to_string(),
+            Err(_) => e.rule_id.clone(),
+        };
+        tags.push(("Termination", format!("{} ({cited})", e.reason).replace('"', "'")));
         if result == PgnResult::Unknown && e.result != "*" {
             // Scores PGN cannot write as a result (forfeits, adjusted
             // scores) are kept in a tag of their own.

@@ -495,7 +495,34 @@ fn game_over_ruling() {
             reason: "checkmate".to_owned(),
             rule_id: "FIDE-5.1.1".to_owned(),
             armageddon_winner: pb::Color::Black as i32,
+            article: Some(pb::Article { number: "5.1.1".into(), rulebook: pb::Rulebook::LawsOfChess as i32 }),
         }
+    );
+}
+
+#[test]
+fn every_ruling_names_its_article_as_printed() {
+    let d = Decision::DrawOfferDeclined { color: Color::White };
+    for &rule in RuleId::ALL {
+        let r = ruling_to_proto(&Ruling::new(rule, d.clone()));
+        match rule.article() {
+            Some(a) => {
+                let got = r.article.unwrap_or_else(|| panic!("{rule}: no article"));
+                assert_eq!(got.number, a.number(), "{rule}");
+                assert_ne!(got.rulebook, pb::Rulebook::Unspecified as i32, "{rule}");
+            }
+            None => assert_eq!(r.article, None, "{rule}"),
+        }
+    }
+    let r = ruling_to_proto(&Ruling::new(RuleId::Fide9_5c, d.clone()));
+    assert_eq!(
+        r.article,
+        Some(pb::Article { number: "9.5.3".into(), rulebook: pb::Rulebook::LawsOfChess as i32 })
+    );
+    let r = ruling_to_proto(&Ruling::new(RuleId::Ocr5_4_1, d));
+    assert_eq!(
+        r.article,
+        Some(pb::Article { number: "5.4.1".into(), rulebook: pb::Rulebook::OnlineChessRegulations as i32 })
     );
 }
 

@@ -2,7 +2,9 @@
 //! the regulations.
 
 use arbiter_chess::Color;
+use arbiter_laws::article::Rulebook;
 use arbiter_laws::regulations::{DevicePenalty, DrawOfferRestriction, Mode, Regime, Regulations};
+use arbiter_laws::rule::RuleId;
 use arbiter_laws::ruling::{GameEnd, Ruling};
 use arbiter_laws::time_control::{Category, TimeControl};
 use arbiter_proto::v1 as pb;
@@ -109,6 +111,26 @@ pub fn ruling_to_proto(r: &Ruling) -> pb::Ruling {
         summary: described.summary,
         color: optional_color_to_proto(described.color),
         facts: described.facts,
+        article: article_to_proto(r.rule),
+    }
+}
+
+/// The Article a rule id rests on, as printed; `None` where it names none
+/// (`ARB`, `DEC-12`).
+pub fn article_to_proto(rule: RuleId) -> Option<pb::Article> {
+    rule.article().map(|a| pb::Article {
+        number: a.number().to_owned(),
+        rulebook: rulebook_to_proto(a.rulebook()).into(),
+    })
+}
+
+/// A rulebook for the API (also the `rulebook` metadata of an ErrorInfo,
+/// by the enum value's name).
+pub fn rulebook_to_proto(rulebook: Rulebook) -> pb::Rulebook {
+    match rulebook {
+        Rulebook::LawsOfChess => pb::Rulebook::LawsOfChess,
+        Rulebook::OnlineChessRegulations => pb::Rulebook::OnlineChessRegulations,
+        Rulebook::ChineseRules => pb::Rulebook::ChineseRules,
     }
 }
 
@@ -119,6 +141,7 @@ pub fn game_end_to_proto(e: &GameEnd) -> pb::GameEnd {
         reason: e.reason.clone(),
         rule_id: e.rule.as_str().to_owned(),
         armageddon_winner: optional_color_to_proto(e.armageddon_winner),
+        article: article_to_proto(e.rule),
     }
 }
 
@@ -147,6 +170,7 @@ pub fn game(g: &GameReading) -> pb::Game {
             allowed_moves: o.allowed_uci.clone(),
             rule_id: o.rule.as_str().to_owned(),
             reason: o.reason.clone(),
+            article: article_to_proto(o.rule),
         }),
         open_questions: view
             .open_questions
