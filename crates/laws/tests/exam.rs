@@ -6,7 +6,7 @@
 //! Sources:
 //! - [M25]: FIDE Arbiters' Commission, *Arbiters' Manual*, May 2025 (revision
 //!   09), chapter 12 "Sample exam questions for arbiters", questions on printed
-//!   pp. 284–287, answers on p. 293. The text extraction used has no diagrams
+//!   pp. 284–292, answers on pp. 293–297. The text extraction used has no diagrams
 //!   (questions 1, 4–9): each position here is built to have the properties the
 //!   question states, and says so.
 //! - [G99]: Geurt Gijssen, "An Arbiter's Notebook", ChessCafe, June 1999

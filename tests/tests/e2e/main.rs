@@ -4,6 +4,7 @@ mod api;
 mod auth;
 mod clocks;
 mod draws;
+mod exam;
 mod games;
 mod health;
 mod otb;
