@@ -5,6 +5,7 @@ mod articles;
 mod auth;
 mod clocks;
 mod draws;
+mod exam;
 mod games;
 mod health;
 mod otb;
