@@ -32,6 +32,10 @@
 //! - DEC-16: a reinstated position takes back the history after it.
 //! - DEC-17: an offer made before the offerer's own move stays pending until a
 //!   9.1.2.1 lapse, with a 12.9.1 warning for the wrong sequence.
+//! - DEC-18: a move written with an incorrect claim cannot be changed: a new
+//!   claim on that move writing another move is incorrect (penalty again).
+//! - DEC-19: an incorrect claim never lifts touch-move; the written move is
+//!   forced only where the touched pieces allow it.
 //! - DEC-20: a castling made with two hands is replaced by that castling
 //!   (king then rook touched, king released on its castling square).
 //! - DEC-21: king then a rook without castling right on the king's first
@@ -338,6 +342,13 @@ impl Game {
         if let Some(f) = &self.turn.forced {
             return Some(f.clone());
         }
+        self.touch_obligation()
+    }
+
+    /// The obligation the pieces touched on this move create (Article 4,
+    /// over the board only), leaving aside a move the player must make for
+    /// another reason.
+    fn touch_obligation(&self) -> Option<Obligation> {
         if self.regs.mode.is_online() {
             return None;
         }
