@@ -90,7 +90,7 @@ impl Ctx<'_> {
 /// The square of the piece `m` (a legal move of the side to move in `pos`)
 /// captures, if it captures one: its destination, or for an en passant
 /// capture the square of the pawn taken beside it (3.7.3.1).
-pub fn captured_square(pos: &Position, m: Move) -> Option<Square> {
+pub(crate) fn captured_square(pos: &Position, m: Move) -> Option<Square> {
     if m.is_en_passant() {
         return Some(Square::from_coords(m.to().file(), m.from().rank()));
     }

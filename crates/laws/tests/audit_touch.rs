@@ -6,6 +6,7 @@
 mod common;
 
 use arbiter_laws::event::{ClaimKind, Event};
+use arbiter_laws::regulations::Mode;
 use arbiter_laws::rule::RuleId;
 use arbiter_laws::ruling::{Decision, Ruling};
 use common::*;
@@ -220,6 +221,19 @@ fn audit_05_illegal_move_keeps_earlier_touch() {
     s.make(W, "g1g3");
     let rs = s.press(W);
     assert_eq!(obligation_of(&rs), (RuleId::Fide4_3a, ["Ne2", "Nf3", "Nh3"].map(String::from).to_vec()));
+
+    // observe = false: the illegal move stands until Black claims it
+    // (A.5.2); the claim reinstates the position and the bishop binds.
+    let mut r = regs("90+30", Mode::OverTheBoard, None);
+    r.observe = false;
+    let mut s = S::new(r);
+    s.play("e4 e5");
+    s.touch(W, "f1");
+    s.make(W, "g1g3");
+    s.press(W);
+    let rs = s.ev(Event::ClaimIllegalMove { color: B });
+    assert_eq!(illegal_moves(&rs), [(RuleId::Fide7_5_1, 1)]);
+    assert_eq!(obligation_of(&rs), (RuleId::Fide4_3a, bishop));
 }
 
 /// Audit 1.8 (t06), DEC-20: 7.5.4, 7.5.1, 4.4.1 and 4.7.2.
@@ -245,6 +259,18 @@ fn audit_08_two_handed_castling_is_replaced_by_castling() {
     s.press(W);
     assert_eq!(s.g.position().king(W), sq("g1"));
     assert_eq!(s.g.illegal_move_count(W), 1);
+
+    // observe = false: the two-handed castling stands until Black claims
+    // it; the claim reinstates the position and O-O is the replacement.
+    let mut r = regs("90+30", Mode::OverTheBoard, Some(CASTLE_FEN));
+    r.observe = false;
+    let mut s = S::new(r);
+    s.make(W, "e1g1");
+    s.ev(Event::UsedTwoHands { color: W });
+    s.press(W);
+    let rs = s.ev(Event::ClaimIllegalMove { color: B });
+    assert_eq!(illegal_moves(&rs), [(RuleId::Fide7_5_4, 1)]);
+    assert_eq!(obligation_of(&rs), (RuleId::Fide4_4a, vec!["O-O".to_string()]));
 
     // The same with queenside castling.
     let mut s = S::otb("90+30", Some(CASTLE_FEN));

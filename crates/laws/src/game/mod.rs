@@ -854,7 +854,8 @@ fn physical_move(pos: &Position, mv: &MoveInput) -> Move {
 /// its destination, or for an en passant capture the pawn beside it
 /// (3.7.3.1). Capturing is touching (4.3.2).
 fn captured_by(pos: &Position, mv: &MoveInput) -> Option<Square> {
-    crate::touch::captured_square(pos, physical_move(pos, mv))
+    let theirs = pos.board().by_color(pos.turn().other());
+    crate::touch::captured_square(pos, physical_move(pos, mv)).filter(|sq| theirs.contains(*sq))
 }
 
 /// The squares a legal move `m` of the side to move in `pos` touches, in
