@@ -272,6 +272,19 @@ fn audit_08_two_handed_castling_is_replaced_by_castling() {
     assert_eq!(illegal_moves(&rs), [(RuleId::Fide7_5_4, 1)]);
     assert_eq!(obligation_of(&rs), (RuleId::Fide4_4a, vec!["O-O".to_string()]));
 
+    // A game stored under rulings edition 1 (before DEC-20) replays with
+    // the ruling it was played under: any king move.
+    let mut r = regs("90+30", Mode::OverTheBoard, Some(CASTLE_FEN));
+    r.rulings_edition = 1;
+    let mut s = S::new(r);
+    s.make(W, "e1g1");
+    s.ev(Event::UsedTwoHands { color: W });
+    let rs = s.press(W);
+    assert_eq!(
+        obligation_of(&rs),
+        (RuleId::Fide4_3a, ["Kd1", "Kf1", "O-O", "O-O-O"].map(String::from).to_vec())
+    );
+
     // The same with queenside castling.
     let mut s = S::otb("90+30", Some(CASTLE_FEN));
     s.make(W, "e1c1");

@@ -860,10 +860,11 @@ fn captured_by(pos: &Position, mv: &MoveInput) -> Option<Square> {
 
 /// The squares a legal move `m` of the side to move in `pos` touches, in
 /// order: the piece moved, for castling then its rook (the king first,
-/// 4.4.1), and the piece it captures (en passant included).
-fn squares_touched_by(pos: &Position, m: Move) -> Vec<Square> {
+/// 4.4.1; from rulings edition 2, DEC-20), and the piece it captures (en
+/// passant included).
+fn squares_touched_by(pos: &Position, m: Move, edition: u32) -> Vec<Square> {
     let mut touched = vec![m.from()];
-    if m.is_castle() {
+    if m.is_castle() && edition >= 2 {
         touched.push(m.to());
     }
     touched.extend(crate::touch::captured_square(pos, m));
