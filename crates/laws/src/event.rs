@@ -175,7 +175,9 @@ pub enum Event {
         color: Color,
     },
     /// A claim under 9.2 or 9.3, with the intended move written first (9.2.1,
-    /// 9.3.1) or without (9.2.2, 9.3.2).
+    /// 9.3.1) or without (9.2.2, 9.3.2). After an incorrect claim the
+    /// written move cannot be changed: a new claim on that move writing
+    /// another one is incorrect (DEC-18); touch-move still binds (DEC-19).
     ClaimDraw {
         color: Color,
         kind: ClaimKind,

@@ -99,6 +99,24 @@ pub struct Regulations {
     /// (OCR 11.3/11.4.2); `None`: the clock keeps running and only the flag
     /// decides.
     pub reconnect_window_ms: Option<i64>,
+    /// The edition of the service's rulings this game is judged by
+    /// ([`RULINGS_EDITION`] for a new game). A ruling corrected later would
+    /// make the log of a game stored before replay differently (its later
+    /// acts may even no longer apply), so such a game keeps the rulings it
+    /// was played under. Stored without it: edition 1.
+    #[serde(default = "first_edition")]
+    pub rulings_edition: u32,
+}
+
+/// The edition of the rulings new games are judged by.
+///
+/// - 1: the first release.
+/// - 2: a castling made with two hands is replaced by that castling
+///   (DEC-20, 7.5.4 with 4.4.1 and 4.7.2), not by any king move.
+pub const RULINGS_EDITION: u32 = 2;
+
+fn first_edition() -> u32 {
+    1
 }
 
 /// A combination of settings the Laws do not allow.
@@ -157,6 +175,7 @@ impl Regulations {
             cn_draw_alternation: false,
             max_lag_compensation_ms: 0,
             reconnect_window_ms: None,
+            rulings_edition: RULINGS_EDITION,
         }
     }
 

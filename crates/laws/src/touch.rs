@@ -12,7 +12,9 @@
 //!   first touched own piece; if that is illegal, move or capture the first
 //!   touched piece that can be moved or captured.
 //! - 4.4.1: king, then a rook: castle on that side if legal; 4.4.3 if it is
-//!   not, another legal king move (castling on the other side included).
+//!   not, another legal king move (castling on the other side included), or
+//!   any legal move if the king cannot move. A rook on the king's first
+//!   rank without a castling right is such a rook too (DEC-21).
 //! - 4.4.2: a rook, then the king: no castling on that side on this move;
 //!   4.3.1 governs (the rook if it can move, otherwise the king).
 //! - 4.5: if no touched piece can be moved or captured, any legal move.
@@ -70,9 +72,30 @@ impl Ctx<'_> {
         self.legal(Bitboard::from_square(sq), Bitboard::FULL)
     }
 
+    /// The legal captures of the piece on `sq`, en passant included: an
+    /// en passant capture takes the pawn beside the capturing one, not a
+    /// piece on its destination (3.7.3.1).
     fn captures_of(&self, sq: Square) -> Vec<Move> {
-        self.legal(Bitboard::FULL, Bitboard::from_square(sq)).into_iter().filter(|m| !m.is_castle()).collect()
+        let mut to = Bitboard::from_square(sq);
+        if let Some(ep) = self.pos.pseudo_ep_square() {
+            to.add(ep);
+        }
+        self.legal(Bitboard::FULL, to)
+            .into_iter()
+            .filter(|m| !m.is_castle() && captured_square(self.pos, *m) == Some(sq))
+            .collect()
     }
+}
+
+/// The square of the piece `m` (a legal move of the side to move in `pos`)
+/// captures, if it captures one: its destination, or for an en passant
+/// capture the square of the pawn taken beside it (3.7.3.1).
+pub(crate) fn captured_square(pos: &Position, m: Move) -> Option<Square> {
+    if m.is_en_passant() {
+        return Some(Square::from_coords(m.to().file(), m.from().rank()));
+    }
+    let theirs = pos.board().by_color(pos.turn().other());
+    (!m.is_castle() && theirs.contains(m.to())).then_some(m.to())
 }
 
 fn piece_name(pos: &Position, sq: Square) -> String {
@@ -123,15 +146,27 @@ pub fn obligation_with_bans(pos: &Position, touched: &[Square], banned: Bitboard
     let theirs: Vec<Square> = touched.iter().copied().filter(|s| !ours.contains(*s)).collect();
     let king = pos.king(us);
 
-    // Castling cases (4.4): the king and one of its castling rooks touched.
+    // Castling cases (4.4): the king and one of its castling rooks touched,
+    // or the king on its first rank and then a rook beside it on that rank
+    // that has no castling right (DEC-21: the same castling intent, where
+    // castling is illegal, 4.4.3).
     if own.contains(&king) {
         let king_index = touched.iter().position(|s| *s == king).unwrap_or(0);
         for &rook in &own {
-            if rook == king || !pos.castling_rooks().contains(rook) {
+            if rook == king {
+                continue;
+            }
+            let rook_index = touched.iter().position(|s| *s == rook).unwrap_or(0);
+            if !pos.castling_rooks().contains(rook) {
+                let beside = king.rank() == us.back_rank()
+                    && rook.rank() == king.rank()
+                    && board.rooks().contains(rook);
+                if beside && king_index < rook_index {
+                    return Some(castling_illegal(cx, king));
+                }
                 continue;
             }
             let side = CastlingSide::from_files(king.file(), rook.file());
-            let rook_index = touched.iter().position(|s| *s == rook).unwrap_or(0);
             if king_index < rook_index {
                 return Some(castling_first(cx, king, side));
             }
@@ -217,8 +252,14 @@ fn castling_first(cx: Ctx<'_>, king: Square, side: CastlingSide) -> Obligation {
             reason: format!("king and rook were touched: {name} must be played"),
         };
     }
-    // Castling that side is illegal: another king move, which may be
-    // castling on the other side; if the king cannot move, any move.
+    castling_illegal(cx, king)
+}
+
+/// 4.4.3: king touched first, then a rook, and castling with that rook is
+/// illegal: another king move, which may be castling with the other rook;
+/// if the king cannot move, any legal move.
+fn castling_illegal(cx: Ctx<'_>, king: Square) -> Obligation {
+    let king_moves = cx.moves_from(king);
     if !king_moves.is_empty() {
         return Obligation {
             allowed: king_moves,

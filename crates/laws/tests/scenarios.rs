@@ -464,13 +464,23 @@ fn as_56_wrong_intended_move() {
     let mut s = S::otb("90+30", None);
     s.play("Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1");
     let w = s.remaining(W);
+    s.ev(Event::ClaimDraw { color: B, kind: ClaimKind::Threefold, intended: Some(mi("b8c6")) });
+    assert!(s.g.end().is_none());
+    assert_eq!(s.remaining(W), w + 2 * MIN);
+    assert_eq!(s.allowed(), ["Nc6"]);
+    assert_eq!(s.g.illegal_move_count(B), 0, "an incorrect claim is not an illegal move");
+
+    // DEC-18: a written move, even an illegal one, cannot be changed by
+    // claiming again: the second claim is incorrect too, and the piece
+    // written first must still move.
+    let mut s = S::otb("90+30", None);
+    s.play("Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1");
+    let w = s.remaining(W);
     s.ev(Event::ClaimDraw { color: B, kind: ClaimKind::Threefold, intended: Some(mi("f6c6")) });
-    s.ev(Event::ClaimDraw { color: B, kind: ClaimKind::Threefold, intended: Some(mi("b8c6")) })
-        .iter()
-        .for_each(drop);
+    s.ev(Event::ClaimDraw { color: B, kind: ClaimKind::Threefold, intended: Some(mi("b8c6")) });
     assert!(s.g.end().is_none());
     assert_eq!(s.remaining(W), w + 4 * MIN, "two incorrect claims, two penalties");
-    assert_eq!(s.allowed(), ["Nc6"]);
+    assert_eq!(s.allowed(), ["Nd5", "Ne4", "Ng4", "Ng8", "Nh5"]);
     assert_eq!(s.g.illegal_move_count(B), 0, "an incorrect claim is not an illegal move");
 }
 

@@ -118,3 +118,35 @@ fn regulations_stored_with_cn_grade_scoring_still_load() {
         assert_eq!(back, r);
     }
 }
+
+/// The move written with an incorrect claim (DEC-18) is part of the state:
+/// it round-trips, and a state stored before it existed (no `written` key)
+/// still loads; a state without one keeps the old shape.
+#[test]
+fn the_move_written_with_an_incorrect_claim_round_trips_and_old_states_load() {
+    let mut g = Game::new(Regulations::new(TimeControl::parse_human("90+30").unwrap())).unwrap();
+    g.apply(&Event::Start, 0).unwrap();
+    for (i, (color, uci)) in
+        [(Color::White, "g1f3"), (Color::Black, "g8f6"), (Color::White, "f3g1")].iter().enumerate()
+    {
+        let at = 1_000 * (i as i64 + 1);
+        g.apply(&Event::MakeMove { color: *color, mv: mi(uci) }, at).unwrap();
+        g.apply(&Event::PressClock { color: *color, other_hand: false }, at + 100).unwrap();
+    }
+    let before = serde_json::to_value(&g).unwrap();
+    assert!(!before.to_string().contains("\"written\""), "{before}");
+    g.apply(
+        &Event::ClaimDraw { color: Color::Black, kind: ClaimKind::Threefold, intended: Some(mi("b8c6")) },
+        5_000,
+    )
+    .unwrap();
+    let mut json = serde_json::to_value(&g).unwrap();
+    assert!(json["turn"].get("written").is_some(), "{json}");
+    assert_eq!(round_trip(&g), g);
+    // The same state as an older build wrote it: read back without the
+    // written move, everything else equal.
+    json["turn"].as_object_mut().unwrap().remove("written");
+    let old: Game = serde_json::from_value(json).unwrap();
+    assert_eq!(old.obligation(), g.obligation());
+    assert_ne!(old, g);
+}

@@ -2,6 +2,7 @@
 
 mod api;
 mod articles;
+mod audit_touch;
 mod auth;
 mod clocks;
 mod draws;

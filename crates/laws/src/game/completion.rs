@@ -2,10 +2,13 @@
 //! (7.5), and with `observe = false` illegal moves left to a claim (A.5.2)
 //! and the watch over an illegal position (A.5.4).
 
-use arbiter_chess::{Color, Move};
+use arbiter_chess::{Color, Move, Square};
 
 use super::state::{Claimable, Pending, TurnState, Watch};
-use super::{Game, Outcome, clock_rejection, describe_move, irregularity_text, physical_move, reject};
+use super::{
+    Game, Outcome, captured_by, clock_rejection, describe_move, irregularity_text, physical_move, reject,
+    squares_touched_by,
+};
 use crate::clock::Timestamp;
 use crate::event::MoveInput;
 use crate::rule::RuleId;
@@ -56,10 +59,8 @@ impl Game {
                 let before = self.record.positions()[ply - 1];
                 let report = self.clock.press(Timestamp(at)).map_err(clock_rejection)?;
                 out.push(self.move_completed(color, &report, at, RuleId::Fide6_2a));
-                let mut touched = vec![m.from()];
-                if !m.is_castle() && before.board().color_at(m.to()) == Some(color.other()) {
-                    touched.push(m.to());
-                }
+                // The king and then the rook of a castling (4.4.1).
+                let touched = squares_touched_by(&before, m, self.regs.rulings_edition);
                 let description = format!("{} made with two hands", before.san(m));
                 self.not_acted_on(
                     Claimable {
@@ -126,7 +127,7 @@ impl Game {
                     // player has made an illegal move; the arbiter who has
                     // been watching the position acts.
                     self.press_and_retract(at)?;
-                    self.turn_after_illegal(color, &mv);
+                    self.turn_after_illegal(&mv);
                     out.extend(self.illegal_move_penalty_under(color, RuleId::FideA5_4, description, at));
                     if self.end.is_none()
                         && let Some(o) = self.obligation()
@@ -136,10 +137,7 @@ impl Game {
                     return Ok(false);
                 }
                 let report = self.clock.press(Timestamp(at)).map_err(clock_rejection)?;
-                let mut touched = vec![mv.from];
-                if pos.board().color_at(mv.to) == Some(color.other()) {
-                    touched.push(mv.to);
-                }
+                let touched = self.touched_with(&mv);
                 let ply_before = self.record.ply_count();
                 let _ = self.record.push_irregular(m);
                 self.moves_made[color.index()] += 1;
@@ -203,15 +201,24 @@ impl Game {
         self.claimable = Some(claimable);
     }
 
-    /// The touched squares after an illegal move `mv` by `color` is taken
-    /// back: he must move the piece he moved or take the piece he would
-    /// have captured (7.5.1, 4.3).
-    pub(super) fn turn_after_illegal(&mut self, color: Color, mv: &MoveInput) {
-        self.turn.touched.clear();
-        self.turn.touched.push(mv.from);
-        if self.position().board().color_at(mv.to) == Some(color.other()) {
-            self.turn.touched.push(mv.to);
+    /// The touched squares after an illegal move `mv` is taken back: 4.3
+    /// and 4.7 apply to the move replacing it (7.5.1), so every piece
+    /// touched before it still counts, in order, then the piece moved and
+    /// the piece it would have captured (en passant included).
+    pub(super) fn turn_after_illegal(&mut self, mv: &MoveInput) {
+        self.turn.touched = self.touched_with(mv);
+    }
+
+    /// The squares touched on this move, then those `mv` touched (the
+    /// piece moved and the one it captures), each once.
+    fn touched_with(&self, mv: &MoveInput) -> Vec<Square> {
+        let mut touched = self.turn.touched.clone();
+        for sq in std::iter::once(mv.from).chain(captured_by(self.position(), mv)) {
+            if !touched.contains(&sq) {
+                touched.push(sq);
+            }
         }
+        touched
     }
 
     /// `observe = false`, after `color` completed a move: the A.5.4 watch
@@ -355,11 +362,15 @@ impl Game {
                 };
                 self.moves_made[color.index()] = self.moves_made[color.index()].saturating_sub(1);
                 let description = format!("{} made with two hands", self.position().san(m));
-                self.turn = TurnState { claim_right_lost: true, ..TurnState::default() };
-                self.turn.touched.push(m.from());
-                if !m.is_castle() && self.position().board().color_at(m.to()) == Some(color.other()) {
-                    self.turn.touched.push(m.to());
-                }
+                // The piece moved and the one captured were touched; for a
+                // castling the king and then the rook, and the king was
+                // released on its castling square: the replacement must be
+                // that castling (4.4.1, 4.7.2).
+                self.turn = TurnState {
+                    claim_right_lost: true,
+                    touched: squares_touched_by(self.position(), m, self.regs.rulings_edition),
+                    ..TurnState::default()
+                };
                 out.extend(self.illegal_move_penalty_under(color, RuleId::Fide7_5_4, description, at));
                 if self.end.is_none()
                     && let Some(o) = self.obligation()
@@ -423,7 +434,7 @@ impl Game {
                 // offender keeps the time used, loses the increment (DEC-9)
                 // and must move the piece he touched.
                 self.press_and_retract(at)?;
-                self.turn_after_illegal(color, &mv);
+                self.turn_after_illegal(&mv);
                 out.extend(self.illegal_move_penalty(color, description, at));
                 if self.end.is_none()
                     && let Some(o) = self.obligation()

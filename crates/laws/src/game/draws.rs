@@ -136,17 +136,26 @@ impl Game {
                 .pending
                 .as_ref()
                 .is_none_or(|p| !matches!(p, Pending::Illegal { .. } | Pending::HalfCastling { .. }));
+        // The move written with the claim, if it is legal (Article 3).
+        let intended_move = if has_move { intended.and_then(|i| self.resolve(i)) } else { None };
+        // 9.2.1.1: a move written with an earlier incorrect claim on this
+        // move cannot be changed; claiming with another one is incorrect
+        // (DEC-18).
+        let changed = match (has_move, intended, &self.turn.written) {
+            (true, Some(i), Some(w)) => !self.same_written(i, w),
+            _ => false,
+        };
         let mut correct = false;
-        let mut reason = String::new();
-        let mut intended_move = None;
-        if !has_move {
-            reason = format!("{color} does not have the move");
+        let reason = if !has_move {
+            format!("{color} does not have the move")
+        } else if changed {
+            let w = self.turn.written.map(|w| self.describe(&w)).unwrap_or_default();
+            format!(
+                "the move written with the earlier claim ({w}) cannot be changed (9.2.1.1) and must be made (9.5.3)"
+            )
         } else if self.turn.claim_right_lost && !self.regs.mode.is_online() {
-            reason = "a piece was touched: the right to claim on this move is lost (9.4)".into();
+            "a piece was touched: the right to claim on this move is lost (9.4)".into()
         } else {
-            if let Some(i) = intended {
-                intended_move = self.resolve(i);
-            }
             correct = match (kind, intended_move) {
                 (ClaimKind::Threefold, Some(m)) => {
                     self.record.is_threefold_repetition() || self.record.is_threefold_repetition_after(m)
@@ -157,15 +166,13 @@ impl Game {
                 }
                 (ClaimKind::FiftyMoves, None) => self.record.is_fifty_moves(),
             };
-            if !correct {
-                reason = match kind {
-                    ClaimKind::Threefold => "the position has not appeared three times".into(),
-                    ClaimKind::FiftyMoves => {
-                        "fifty moves have not been played without a capture or pawn move".into()
-                    }
-                };
+            match kind {
+                ClaimKind::Threefold => "the position has not appeared three times".into(),
+                ClaimKind::FiftyMoves => {
+                    "fifty moves have not been played without a capture or pawn move".into()
+                }
             }
-        }
+        };
         if correct {
             let what = match kind {
                 ClaimKind::Threefold => "threefold repetition (claimed)",
@@ -174,41 +181,70 @@ impl Game {
             return Ok(vec![self.finish(GameResult::Draw, cause, what, rule)]);
         }
         // 9.5.3: the opponent gets the penalty; the game continues; an
-        // intended move must be played (if illegal, a move with that piece).
+        // intended move must be made in accordance with Articles 3 and 4.
         let mut out = vec![Ruling::new(RuleId::Fide9_5c, Decision::ClaimIncorrect { color, reason })];
         let penalty = self.regs.penalty();
         out.push(self.add_time(color.other(), penalty, at, RuleId::Fide9_5c));
         if has_move && let Some(i) = intended {
-            let forced = match intended_move {
-                Some(m) => Some(Obligation {
-                    allowed: vec![m],
-                    rule: RuleId::Fide9_5c,
-                    reason: "the move written with an incorrect claim must be played".into(),
-                }),
-                None => {
-                    let moves: Vec<Move> = self
-                        .position()
-                        .legal_moves_filtered(Bitboard::from_square(i.from), Bitboard::FULL)
-                        .iter()
-                        .copied()
-                        .filter(|m| !self.is_banned(*m))
-                        .collect();
-                    (!moves.is_empty()).then(|| Obligation {
-                        allowed: moves,
-                        rule: RuleId::Fide9_5c,
-                        reason: format!(
-                            "the intended move is illegal: another move with the piece on {}",
-                            i.from
-                        ),
-                    })
+            if !changed {
+                self.turn.written = Some(*i);
+                if let Some(f) = self.written_move_obligation(i, intended_move) {
+                    self.turn.forced = Some(f);
                 }
-            };
-            if let Some(f) = forced {
-                out.push(self.obligation_ruling(color, &f));
-                self.turn.forced = Some(f);
+            }
+            // The move the player is now bound to: the written one, or the
+            // touched piece that still binds him (DEC-19).
+            if let Some(o) = self.obligation() {
+                out.push(self.obligation_ruling(color, &o));
             }
         }
         Ok(out)
+    }
+
+    /// 9.5.3: the move `written` with an incorrect claim (`legal` if it is
+    /// one) must be made in accordance with Articles 3 and 4. A touched
+    /// piece keeps binding the player (4.3, 4.4): the written move is
+    /// forced only if touch-move allows it, and otherwise nothing is added
+    /// to the touch-move obligation (DEC-19). An illegal written move
+    /// binds to another move of the piece written, unless a touched piece
+    /// already binds.
+    fn written_move_obligation(&self, written: &MoveInput, legal: Option<Move>) -> Option<Obligation> {
+        let touch = self.touch_obligation();
+        match legal {
+            Some(m) if touch.as_ref().is_none_or(|o| o.allows(m)) => Some(Obligation {
+                allowed: vec![m],
+                rule: RuleId::Fide9_5c,
+                reason: "the move written with an incorrect claim must be played".into(),
+            }),
+            Some(_) => None,
+            None if touch.is_some() => None,
+            None => {
+                let moves: Vec<Move> = self
+                    .position()
+                    .legal_moves_filtered(Bitboard::from_square(written.from), Bitboard::FULL)
+                    .iter()
+                    .copied()
+                    .filter(|m| !self.is_banned(*m))
+                    .collect();
+                (!moves.is_empty()).then(|| Obligation {
+                    allowed: moves,
+                    rule: RuleId::Fide9_5c,
+                    reason: format!(
+                        "the intended move is illegal: another move with the piece on {}",
+                        written.from
+                    ),
+                })
+            }
+        }
+    }
+
+    /// `true` if `a` and `b` write the same move: the same legal move, or
+    /// the same squares and promotion piece.
+    fn same_written(&self, a: &MoveInput, b: &MoveInput) -> bool {
+        match (self.resolve(a), self.resolve(b)) {
+            (Some(x), Some(y)) => x == y,
+            _ => (a.from, a.to, a.promotion) == (b.from, b.to, b.promotion),
+        }
     }
 
     pub(super) fn resign(&mut self, color: Color) -> Outcome {

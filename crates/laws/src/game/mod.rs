@@ -32,6 +32,14 @@
 //! - DEC-16: a reinstated position takes back the history after it.
 //! - DEC-17: an offer made before the offerer's own move stays pending until a
 //!   9.1.2.1 lapse, with a 12.9.1 warning for the wrong sequence.
+//! - DEC-18: a move written with an incorrect claim cannot be changed: a new
+//!   claim on that move writing another move is incorrect (penalty again).
+//! - DEC-19: an incorrect claim never lifts touch-move; the written move is
+//!   forced only where the touched pieces allow it.
+//! - DEC-20: a castling made with two hands is replaced by that castling
+//!   (king then rook touched, king released on its castling square).
+//! - DEC-21: king then a rook without castling right on the king's first
+//!   rank is an illegal castling intent (4.4.3).
 //!
 //! - 7.5.4: `UsedTwoHands`, reported after the move is made and before the
 //!   press, makes the completion an illegal move (the position before it is
@@ -116,7 +124,7 @@
 
 use arbiter_chess::dead::{self, Mateability};
 use arbiter_chess::{
-    Bitboard, CastlingMode, Color, FenOptions, GameRecord, Move, Position, Role, Termination,
+    Bitboard, CastlingMode, Color, FenOptions, GameRecord, Move, Position, Role, Square, Termination,
 };
 
 use crate::clock::{Clock, ClockConfig, ClockError, Timestamp};
@@ -334,6 +342,13 @@ impl Game {
         if let Some(f) = &self.turn.forced {
             return Some(f.clone());
         }
+        self.touch_obligation()
+    }
+
+    /// The obligation the pieces touched on this move create (Article 4,
+    /// over the board only), leaving aside a move the player must make for
+    /// another reason.
+    fn touch_obligation(&self) -> Option<Obligation> {
         if self.regs.mode.is_online() {
             return None;
         }
@@ -832,6 +847,28 @@ fn physical_move(pos: &Position, mv: &MoveInput) -> Move {
         _ => {}
     }
     Move::normal(from, to)
+}
+
+/// The square of the opponent's piece that `mv`, reported for the side to
+/// move in `pos`, captures as the pieces moved (legal or not): the piece on
+/// its destination, or for an en passant capture the pawn beside it
+/// (3.7.3.1). Capturing is touching (4.3.2).
+fn captured_by(pos: &Position, mv: &MoveInput) -> Option<Square> {
+    let theirs = pos.board().by_color(pos.turn().other());
+    crate::touch::captured_square(pos, physical_move(pos, mv)).filter(|sq| theirs.contains(*sq))
+}
+
+/// The squares a legal move `m` of the side to move in `pos` touches, in
+/// order: the piece moved, for castling then its rook (the king first,
+/// 4.4.1; from rulings edition 2, DEC-20), and the piece it captures (en
+/// passant included).
+fn squares_touched_by(pos: &Position, m: Move, edition: u32) -> Vec<Square> {
+    let mut touched = vec![m.from()];
+    if m.is_castle() && edition >= 2 {
+        touched.push(m.to());
+    }
+    touched.extend(crate::touch::captured_square(pos, m));
+    touched
 }
 
 /// A short description of a move on `pos`, legal or not (`Pe2-e4`).

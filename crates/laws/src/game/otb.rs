@@ -4,7 +4,7 @@
 use arbiter_chess::{Bitboard, Color, Role, Square};
 
 use super::state::{Pending, TurnState};
-use super::{Game, Outcome, reject};
+use super::{Game, Outcome, captured_by, reject};
 use crate::event::MoveInput;
 use crate::rule::RuleId;
 use crate::ruling::{Decision, RejectReason, Ruling};
@@ -62,12 +62,11 @@ impl Game {
             // still bound by Article 4.
             self.pending = None;
         }
-        // Moving a piece is touching it (and a piece it captures).
-        for sq in [mv.from, mv.to] {
-            if self.position().board().occupied().contains(sq)
-                && !self.turn.touched.contains(&sq)
-                && (sq == mv.from || self.position().board().color_at(sq) != Some(color))
-            {
+        // Moving a piece is touching it (and a piece it captures, en
+        // passant included).
+        let captured = captured_by(self.position(), mv);
+        for sq in std::iter::once(mv.from).chain(captured) {
+            if !self.turn.touched.contains(&sq) {
                 self.turn.touched.push(sq);
             }
         }

@@ -121,4 +121,9 @@ pub(super) struct TurnState {
     pub(super) claim_right_lost: bool,
     /// A move the player must make (incorrect claim with an intended move).
     pub(super) forced: Option<Obligation>,
+    /// The move written with an incorrect 9.2/9.3 claim on this move: it
+    /// cannot be changed (9.2.1.1), so a claim writing another move is
+    /// incorrect (DEC-18).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) written: Option<MoveInput>,
 }

@@ -206,6 +206,7 @@ pub fn regulations_from_proto(r: &pb::Regulations) -> Result<Regulations, Vec<Vi
         cn_draw_alternation: r.cn_draw_alternation,
         max_lag_compensation_ms: r.max_lag_compensation_ms,
         reconnect_window_ms: r.reconnect_window_ms,
+        rulings_edition: arbiter_laws::regulations::RULINGS_EDITION,
     };
     regs.validate()
         .map_err(|e| vec![Violation::new(path(REGS, regulations_error_field(&e)), e.to_string())])?;

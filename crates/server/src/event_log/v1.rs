@@ -1112,6 +1112,11 @@ pub struct Regulations {
     pub cn_grade_scoring: bool,
     pub max_lag_compensation_ms: i64,
     pub reconnect_window_ms: Option<i64>,
+    /// The edition of the rulings the game is judged by; absent in every
+    /// row written before editions existed, which are edition 1 (and
+    /// written absent for edition 1, so those rows re-encode unchanged).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rulings_edition: Option<u32>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
@@ -1180,6 +1185,7 @@ impl From<&super::GameSpec> for Spec {
                 cn_grade_scoring: false,
                 max_lag_compensation_ms: r.max_lag_compensation_ms,
                 reconnect_window_ms: r.reconnect_window_ms,
+                rulings_edition: (r.rulings_edition != 1).then_some(r.rulings_edition),
             },
         }
     }
@@ -1228,6 +1234,7 @@ impl TryFrom<Spec> for super::GameSpec {
         regulations.cn_draw_alternation = r.cn_draw_alternation;
         regulations.max_lag_compensation_ms = r.max_lag_compensation_ms;
         regulations.reconnect_window_ms = r.reconnect_window_ms;
+        regulations.rulings_edition = r.rulings_edition.unwrap_or(1);
         Ok(super::GameSpec {
             event: s.event,
             round: s.round,
