@@ -487,6 +487,32 @@ mod tests {
     }
 
     #[test]
+    fn the_rulings_edition_is_stored_only_when_it_is_not_the_first() {
+        use arbiter_laws::regulations::{RULINGS_EDITION, Regulations};
+        use arbiter_laws::time_control::TimeControl;
+        let player = |name: &str| PlayerSpec { name: name.into(), fide_id: String::new() };
+        let spec = GameSpec {
+            event: "Open".into(),
+            round: "1".into(),
+            white: player("W"),
+            black: player("B"),
+            regulations: Regulations::new(TimeControl::parse_human("90+30").unwrap()),
+        };
+        // A new game is judged by the current edition, stored with it.
+        assert_eq!(spec.regulations.rulings_edition, RULINGS_EDITION);
+        let json = encode_spec(&spec);
+        assert!(json.contains(&format!("\"rulings_edition\":{RULINGS_EDITION}")), "{json}");
+        assert_eq!(decode_spec(1, &json).unwrap(), spec);
+        // A row written before editions existed has none: edition 1, and it
+        // re-encodes to the same bytes.
+        let old = json.replace(&format!(",\"rulings_edition\":{RULINGS_EDITION}"), "");
+        assert_ne!(old, json);
+        let read = decode_spec(1, &old).unwrap();
+        assert_eq!(read.regulations.rulings_edition, 1);
+        assert_eq!(encode_spec(&read), old);
+    }
+
+    #[test]
     fn a_newer_or_nonexistent_format_is_refused_not_misread() {
         let json = encode_event(&Event::Tick);
         let newer = decode_event(FORMAT + 1, &json).unwrap_err();
