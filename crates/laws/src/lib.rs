@@ -10,6 +10,7 @@
 pub mod clock;
 pub mod event;
 pub mod game;
+pub mod notation;
 pub mod regulations;
 pub mod rule;
 pub mod ruling;
