@@ -7,7 +7,7 @@
 //! illegal move, an illegal castling or left a pawn unpromoted on the last
 //! rank: such a move must reach the Laws to be ruled (7.5), not be refused
 //! as "not a legal move". The text is read by its syntax and resolved
-//! against the position, for the player who moved:
+//! against the position, for the player who moved (DEC-18):
 //!
 //! 1. UCI gives both squares: taken as written (the promotion too).
 //! 2. Long algebraic gives the origin: the movement of the piece on it. A
@@ -164,6 +164,10 @@ pub fn read_move(
         San::Castle(side) => castling_movement(text, position, mover, side),
         San::Normal { role, file: Some(file), rank: Some(rank), to, promotion, .. } => {
             let from = Square::from_coords(file, rank);
+            if from == to {
+                // `e2e2`, `e2-e2`: no movement at all.
+                return Err(MoveTextError::Syntax { text: text.to_owned() });
+            }
             let found = position.board().role_at(from);
             // Without a letter (`g1-f3`, coordinate notation) the piece on
             // the origin is meant, whatever it is.
@@ -173,8 +177,9 @@ pub fn read_move(
             }
             Ok(MoveInput { from, to, promotion, castle })
         }
-        San::Normal { role, file, rank, capture, to, promotion } => {
-            let from = origin(text, position, mover, role, file, rank, capture, to)?;
+        // A capture sign changes nothing: the squares decide.
+        San::Normal { role, file, rank, to, promotion, .. } => {
+            let from = origin(text, position, mover, role, (file, rank), to)?;
             Ok(MoveInput { from, to, promotion, castle })
         }
     }
@@ -185,7 +190,7 @@ fn text_names_pawn(text: &str) -> bool {
     text.starts_with('P')
 }
 
-/// 5. Castling that is not legal: the king towards its castling square.
+/// Step 5: castling that is not legal, the king towards its castling square.
 fn castling_movement(
     text: &str,
     position: &Position,
@@ -204,16 +209,14 @@ fn castling_movement(
     Ok(MoveInput { from: king, to, promotion: None, castle: true })
 }
 
-/// 4. The origin of a SAN movement without both coordinates of its origin.
-#[allow(clippy::too_many_arguments)]
+/// Step 4: the origin of a SAN movement given without both coordinates of
+/// its origin (the file and rank the text gives, if any).
 fn origin(
     text: &str,
     position: &Position,
     mover: Color,
     role: Role,
-    file: Option<File>,
-    rank: Option<Rank>,
-    capture: bool,
+    (file, rank): (Option<File>, Option<Rank>),
     to: Square,
 ) -> Result<Square, MoveTextError> {
     let board = position.board();
@@ -232,7 +235,6 @@ fn origin(
     let occupied = board.occupied();
     let own = board.by_color(mover);
     let pawn_capture = role == Role::Pawn && file != Some(to.file());
-    let _ = capture; // a capture sign changes nothing: the squares decide.
     let reach_pseudo = |from: Square| -> bool {
         if own.contains(to) {
             return false;

@@ -211,6 +211,7 @@ fn long_algebraic_checks_the_piece_letter() {
         "Bg1-f3: the piece on g1 is a knight, not a bishop"
     );
     assert!(matches!(read_move("Qz9", &pos, W, false), Err(MoveTextError::Syntax { .. })));
+    assert!(matches!(read_move("e2-e2", &pos, W, false), Err(MoveTextError::Syntax { .. })));
     assert_eq!(read_move("  ", &pos, W, false), Err(MoveTextError::Empty));
 }
 
