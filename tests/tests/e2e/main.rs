@@ -8,6 +8,7 @@ mod games;
 mod health;
 mod otb;
 mod restart;
+mod scoresheet;
 mod smoke;
 mod snapshots;
 mod tls;
