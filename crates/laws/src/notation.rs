@@ -7,7 +7,7 @@
 //! illegal move, an illegal castling or left a pawn unpromoted on the last
 //! rank: such a move must reach the Laws to be ruled (7.5), not be refused
 //! as "not a legal move". The text is read by its syntax and resolved
-//! against the position, for the player who moved (DEC-18):
+//! against the position, for the player who moved (DEC-27):
 //!
 //! 1. UCI gives both squares: taken as written (the promotion too).
 //! 2. Long algebraic gives the origin: the movement of the piece on it. A
