@@ -20,7 +20,9 @@ pub async fn send<R: Rpc<Output = Outcome>>(global: &GlobalArgs, call: Call<R>) 
     } else {
         out(&outcome_text(&outcome))?;
     }
-    Ok(exit::OK)
+    // The act was recorded, but the Laws refused the move or ruled it
+    // illegal: exit 3, as for any other refusal of the Laws.
+    Ok(if outcome.move_refused() { exit::REFUSED } else { exit::OK })
 }
 
 /// A mutation's answer for people: the act, its rulings, then how the game
@@ -35,6 +37,9 @@ fn outcome_text(o: &Outcome) -> String {
         text.push_str(&format!(": {}", e.summary));
     }
     text.push('\n');
+    if let Some(verdict) = render::move_outcome(o.move_outcome) {
+        text.push_str(&format!("  {verdict}\n"));
+    }
     for r in &e.rulings {
         text.push_str(&format!("  {}\n", render::ruling(r)));
     }
@@ -77,8 +82,8 @@ pub async fn player(global: &GlobalArgs, act: PlayerAct) -> anyhow::Result<u8> {
             } else {
                 pb::TouchKind::Intent
             };
-            send(global, client.touch_piece(&a.player.game, color(a.player.color), a.square.clone(), kind))
-                .await
+            let call = client.touch_piece(&a.player.game, color(a.player.color), a.square.clone(), kind);
+            send(global, call.with(|r| r.simultaneous_square = a.with.clone().unwrap_or_default())).await
         }
         PlayerAct::Adjust(a) => send(global, client.announce_adjust(&a.game, color(a.color))).await,
         PlayerAct::Press(a) => {
@@ -92,6 +97,7 @@ pub async fn player(global: &GlobalArgs, act: PlayerAct) -> anyhow::Result<u8> {
             let call = client.claim_draw(&a.game, color(a.color), a.kind.into(), a.intended.as_deref());
             send(global, call).await
         }
+        PlayerAct::ClaimIllegal(a) => send(global, client.claim_illegal_move(&a.game, color(a.color))).await,
         PlayerAct::Resign(a) => send(global, client.resign(&a.game, color(a.color))).await,
         PlayerAct::Promote(a) => {
             send(global, client.place_promotion_piece(&a.player.game, color(a.player.color), a.piece)).await
@@ -133,6 +139,10 @@ pub async fn arbiter(global: &GlobalArgs, action: ArbiterAction) -> anyhow::Resu
         ArbiterAction::Device(a) => send(global, client.record_device(&a.game, a.color.into())).await,
         ArbiterAction::Reinstate(a) => send(global, client.reinstate_position(&a.game, a.ply)).await,
         ArbiterAction::Result(a) => send(global, client.declare_result(&a.game, a.result.into())).await,
+        ArbiterAction::SetupError(a) => {
+            let call = client.report_setup_error(&a.game, a.kind.into(), color(a.color), a.square.as_deref());
+            send(global, call).await
+        }
         ArbiterAction::Answer(a) => {
             send(global, client.answer_question(&a.game, a.question_id, a.answer.into())).await
         }

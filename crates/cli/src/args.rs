@@ -130,19 +130,32 @@ pub enum Command {
 /// What a player does at the board or online.
 #[derive(Debug, Subcommand)]
 pub enum PlayerAct {
-    /// Make a move (SAN or UCI). Over the board it is completed by `press`.
+    /// Make a move, legal or not, as played or written on the scoresheet (SAN, long
+    /// algebraic or UCI). Over the board it is completed by `press`.
     #[command(after_help = "Examples:\n  arbiter move abc e4 --color white\n  arbiter move abc Nf3\n  \
-                            arbiter move abc e7e8q --color white\n  arbiter move abc e5 --premove   (online)")]
+                            arbiter move abc e7e8q --color white\n  arbiter move abc e5 --premove   (online)\n  \
+                            arbiter move abc Nf6-g6 --color black   (an illegal move, ruled under Law 7.5)\n  \
+                            arbiter move abc cxb8 --color white     (a pawn left unpromoted, Law 7.5.2)\n\n\
+                            Notations: SAN (`Nf3`, `O-O`, `exd6 e.p.`, `e8=Q`), long algebraic\n\
+                            (`Ng1-f3`, `e7-e8`, `Nf6xg4`) or UCI (`e2e4`, `e7e8q`, `e1g1`). A move that is\n\
+                            not legal is read into the movement made (SAN without origin: the player's\n\
+                            piece of that kind that can make it) and ruled by the Laws; when several\n\
+                            pieces could have made it, the error names them: write the origin square.\n\n\
+                            Exit codes: 0 the move was accepted; 3 the Laws refused it or ruled it\n\
+                            illegal (touch-move, an illegal move, an unfinished promotion, not your\n\
+                            turn); 2 the text is not a move or could be several moves.")]
     Move(MoveArgs),
     /// Report that a player touched a piece (Law 4.2, 4.3).
     #[command(after_help = "Examples:\n  arbiter touch abc g1 --color white\n  \
-                            arbiter touch abc e2 --adjust\n  arbiter touch abc d1 --accidental")]
+                            arbiter touch abc e2 --adjust\n  arbiter touch abc d1 --accidental\n  \
+                            arbiter touch abc g1 --with d5 --color white   (both at once, Law 4.3.3)")]
     Touch(TouchArgs),
     /// Report that a player said "I adjust" (Law 4.2.1).
     #[command(after_help = "Example:\n  arbiter adjust abc --color white")]
     Adjust(PlayerArgs),
     /// Press the clock, completing the move (Law 6.2.1).
-    #[command(after_help = "Example:\n  arbiter press abc --color white")]
+    #[command(after_help = "Example:\n  arbiter press abc --color white\n\n\
+                            Exit 3 when the press completed an illegal move (Law 7.5).")]
     Press(PressArgs),
     /// Offer a draw (Law 9.1.2).
     #[command(after_help = "Example:\n  arbiter offer-draw abc --color white")]
@@ -157,6 +170,11 @@ pub enum PlayerAct {
     #[command(after_help = "Examples:\n  arbiter claim abc threefold --color white\n  \
                             arbiter claim abc fifty --intended Kf2 --color black")]
     Claim(ClaimArgs),
+    /// Claim that the opponent's last move was illegal (games entered after the fact, Law A.5.2).
+    #[command(after_help = "Example:\n  arbiter claim-illegal abc --color black\n\n\
+                            Only in a game created with --entered-after-the-fact, before the claimant\n\
+                            makes his next move.")]
+    ClaimIllegal(PlayerArgs),
     /// Resign the game (Law 5.1.2).
     #[command(after_help = "Example:\n  arbiter resign abc --color black")]
     Resign(PlayerArgs),
@@ -208,6 +226,13 @@ pub enum ArbiterAction {
     #[command(after_help = "Examples:\n  arbiter result abc 1-0\n  arbiter result abc 1/2-1/2\n  \
                             arbiter result abc 0-0")]
     Result(ResultArgs),
+    /// Arbiter: a set-up error found during the game (Law 7.2, 7.3, A.5.1.2).
+    #[command(after_help = "Examples:\n  arbiter setup-error abc wrong-position\n  \
+                            arbiter setup-error abc board-orientation\n  \
+                            arbiter setup-error abc colours-reversed\n  \
+                            arbiter setup-error abc king-misplaced --color black\n  \
+                            arbiter setup-error abc rook-misplaced --square h1")]
+    SetupError(SetupErrorArgs),
     /// Arbiter: answer an open question (see `game show`).
     #[command(after_help = "Examples:\n  arbiter answer abc 1 accept\n  arbiter answer abc 2 default")]
     Answer(AnswerArgs),
@@ -352,7 +377,8 @@ pub struct ColorArgs {
 pub struct MoveArgs {
     #[command(flatten)]
     pub player: PlayerArgs,
-    /// The move in SAN (`e4`, `Nf3`, `O-O`, `exd6 e.p.`) or UCI (`e2e4`, `e7e8q`).
+    /// The move as played or written, legal or not: SAN (`e4`, `Nf3`, `O-O`, `exd6 e.p.`),
+    /// long algebraic (`Ng1-f3`, `e7-e8`) or UCI (`e2e4`, `e7e8q`).
     #[arg(value_name = "MOVE")]
     pub mv: String,
     /// Online: queue the move as a premove (OCR 3.1.5).
@@ -376,6 +402,11 @@ pub struct TouchArgs {
     /// The touch was clearly accidental: it binds nothing.
     #[arg(long)]
     pub accidental: bool,
+    /// Another piece touched at the same time, one the player's and one the
+    /// opponent's (Law 4.3.3: the player's own piece counts as touched first).
+    #[arg(long, value_name = "SQUARE", conflicts_with_all = ["adjust", "accidental"],
+          value_parser = |s: &str| parse::square(s).map(|q| q.to_string()).map_err(|e| e.message()))]
+    pub with: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -413,7 +444,7 @@ pub struct ClaimArgs {
     pub game: String,
     /// The rule the claim rests on.
     pub kind: ClaimArg,
-    /// The intended move, written first (9.2.1, 9.3.1), in SAN or UCI.
+    /// The intended move, written first (9.2.1, 9.3.1), legal or not: SAN, long algebraic or UCI.
     #[arg(long, value_name = "MOVE")]
     pub intended: Option<String>,
     /// The player claiming (not needed with a player token).
@@ -739,6 +770,53 @@ pub struct CreateArgs {
     /// Online: a player disconnected this long loses (OCR 11).
     #[arg(long, value_parser = duration_arg, value_name = "DURATION")]
     pub reconnect_window: Option<i64>,
+    /// Over the board: the moves are entered after the fact (from scoresheets); an
+    /// illegal move stands unless the opponent claims it (`claim-illegal`, Law A.5.2).
+    #[arg(long)]
+    pub entered_after_the_fact: bool,
+}
+
+/// A set-up error (Law 7.2, 7.3, A.5.1.2).
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum SetupErrorArg {
+    /// Law 7.2.1: the initial position was wrong.
+    WrongPosition,
+    /// Law 7.2.2: the board was wrongly oriented.
+    BoardOrientation,
+    /// Law 7.3 (and A.5.1 in rapid and blitz): colours reversed.
+    #[value(alias = "colors-reversed")]
+    ColoursReversed,
+    /// Law A.5.1.2: a king misplaced in the initial position (with --color).
+    KingMisplaced,
+    /// Law A.5.1.2: a rook misplaced (with --square, its start square).
+    RookMisplaced,
+}
+
+impl From<SetupErrorArg> for pb::SetupErrorKind {
+    fn from(kind: SetupErrorArg) -> pb::SetupErrorKind {
+        match kind {
+            SetupErrorArg::WrongPosition => pb::SetupErrorKind::WrongInitialPosition,
+            SetupErrorArg::BoardOrientation => pb::SetupErrorKind::BoardWronglyOriented,
+            SetupErrorArg::ColoursReversed => pb::SetupErrorKind::ColoursReversed,
+            SetupErrorArg::KingMisplaced => pb::SetupErrorKind::KingMisplaced,
+            SetupErrorArg::RookMisplaced => pb::SetupErrorKind::RookMisplaced,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct SetupErrorArgs {
+    /// The game: `abc` or `games/abc`.
+    #[arg(value_parser = game_arg)]
+    pub game: String,
+    /// The error found.
+    pub kind: SetupErrorArg,
+    /// king-misplaced: whose king.
+    #[arg(long, short)]
+    pub color: Option<ColorArg>,
+    /// rook-misplaced: the rook's start square (e.g. `h1`).
+    #[arg(long, value_parser = |s: &str| parse::square(s).map(|q| q.to_string()).map_err(|e| e.message()))]
+    pub square: Option<String>,
 }
 
 #[derive(Debug, Args)]

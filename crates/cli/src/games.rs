@@ -80,6 +80,7 @@ async fn create(global: &GlobalArgs, a: &CreateArgs) -> anyhow::Result<u8> {
             cn_grade_scoring: false,
             max_lag_compensation_ms: a.max_lag.unwrap_or(0),
             reconnect_window_ms: a.reconnect_window,
+            entered_after_the_fact: a.entered_after_the_fact,
         }),
         start: a.start,
         ..Default::default()

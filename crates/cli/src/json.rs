@@ -64,6 +64,7 @@ pub fn regulations(r: Option<&pb::Regulations>) -> Value {
         "cn_draw_alternation": r.cn_draw_alternation,
         "max_lag_compensation_ms": r.max_lag_compensation_ms,
         "reconnect_window_ms": r.reconnect_window_ms,
+        "entered_after_the_fact": r.entered_after_the_fact,
     })
 }
 
@@ -173,7 +174,11 @@ pub fn event(e: &pb::GameEvent) -> Value {
 
 /// The answer of a mutation: `{"event": ..., "game": ...}`.
 pub fn outcome(o: &arbiter_client::Outcome) -> Value {
-    json!({ "event": event(&o.event), "game": game(&o.game) })
+    let mut v = json!({ "event": event(&o.event), "game": game(&o.game) });
+    if o.move_outcome != pb::MoveOutcome::Unspecified {
+        v["move_outcome"] = json!(render::move_outcome_name(o.move_outcome));
+    }
+    v
 }
 
 /// A watch item: `{"type": "game"|"event"|"heartbeat"|"reconnecting", ...}`.

@@ -182,6 +182,36 @@ pub fn regime(value: i32) -> Option<String> {
     pb::Regime::try_from(value).ok().and_then(|s| enum_name(s.as_str_name(), "REGIME_"))
 }
 
+/// `ACCEPTED`, `REFUSED_TOUCH_MOVE`, `RULED_ILLEGAL`...; `None` for
+/// unspecified.
+pub fn move_outcome_name(o: pb::MoveOutcome) -> Option<String> {
+    enum_name(o.as_str_name(), "MOVE_OUTCOME_")
+}
+
+/// What became of a move, in words for the output line after the act;
+/// `None` when the act made no move.
+pub fn move_outcome(o: pb::MoveOutcome) -> Option<&'static str> {
+    use pb::MoveOutcome as O;
+    Some(match o {
+        O::Unspecified => return None,
+        O::Accepted => "Move accepted",
+        O::RefusedTouchMove => {
+            "Move refused: touch-move binds the player to other moves (Law 4); it is taken back"
+        }
+        O::IllegalNotCompleted => {
+            "Illegal move made, not completed: it may still be corrected before the clock is pressed (Law 7.5.1)"
+        }
+        O::UnfinishedPromotion => {
+            "Pawn left unpromoted on the last rank: pressing the clock makes it an illegal move (Law 7.5.2)"
+        }
+        O::RuledIllegal => "Illegal move ruled (Law 7.5): the position before it is reinstated",
+        O::IllegalNotActedOn => {
+            "Illegal move completed: it stands unless the opponent claims it before his next move (Law A.5.2)"
+        }
+        O::PremoveQueued => "Premove queued",
+    })
+}
+
 /// `WHITE`, `BLACK`.
 pub fn color_enum(value: i32) -> Option<String> {
     pb::Color::try_from(value).ok().and_then(|s| enum_name(s.as_str_name(), "COLOR_"))

@@ -115,8 +115,9 @@ async fn the_cli_against_a_live_server() {
     assert_eq!(err["error"]["code"], "FAILED_PRECONDITION");
     assert_eq!(err["error"]["reason"], "NO_DRAW_OFFER");
     assert_eq!(err["error"]["exit_code"], 3);
-    // A move that is not legal: INVALID_ARGUMENT, exit 2.
-    let o = run(ARBITER_TOKEN, &["move", "cli-game", "Qxf7", "--color", "white"]).await.unwrap();
+    // Text that is not a move: INVALID_ARGUMENT, exit 2 (an illegal move is
+    // a move: see `scoresheet_moves_and_their_exit_codes`).
+    let o = run(ARBITER_TOKEN, &["move", "cli-game", "Qxf9", "--color", "white"]).await.unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
 
     // Arbiter: clock adjust with a negative duration.
@@ -189,6 +190,99 @@ async fn the_cli_against_a_live_server() {
     assert_eq!(o.status.code(), Some(2));
     let o = run("wrong-token-0123456789012345", &["game", "show", "cli-game"]).await.unwrap();
     assert_eq!(o.status.code(), Some(4), "{}", String::from_utf8_lossy(&o.stderr));
+    server.stop().await;
+}
+
+/// The exit code of `o`, with its output when it is not `expected`.
+#[track_caller]
+fn exits(o: &Output, expected: i32) -> String {
+    assert_eq!(
+        o.status.code(),
+        Some(expected),
+        "stdout: {}\nstderr: {}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+/// Moves as a scoresheet writes them, and the exit codes of the documented
+/// table for SAN and UCI alike: 0 accepted, 3 refused or ruled illegal by
+/// the Laws (touch-move, an illegal move, out of turn), 2 malformed or
+/// ambiguous text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scoresheet_moves_and_their_exit_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(&database(&dir)).await;
+    let url = server.url();
+    let run = |args: &'static [&'static str]| {
+        let url = url.clone();
+        tokio::task::spawn_blocking(move || cli(&url, ARBITER_TOKEN, args))
+    };
+    ok(&run(&[
+        "game",
+        "create",
+        "--white",
+        "A",
+        "--black",
+        "B",
+        "--time-control",
+        "90+30",
+        "--id",
+        "sheet",
+        "--start",
+    ])
+    .await
+    .unwrap());
+
+    // Touch-move: a move of another piece is refused, in SAN and in UCI.
+    ok(&run(&["touch", "sheet", "g1", "--color", "white"]).await.unwrap());
+    let text = exits(&run(&["move", "sheet", "d4", "--color", "white"]).await.unwrap(), 3);
+    assert!(text.contains("Move refused: touch-move"), "{text}");
+    assert!(text.contains("OBLIGATION"), "{text}");
+    exits(&run(&["move", "sheet", "d2d4", "--color", "white"]).await.unwrap(), 3);
+    let doc: serde_json::Value = serde_json::from_str(&exits(
+        &run(&["--json", "move", "sheet", "d2-d4", "--color", "white"]).await.unwrap(),
+        3,
+    ))
+    .expect("one JSON document");
+    assert_eq!(doc["move_outcome"], "REFUSED_TOUCH_MOVE");
+
+    // The knight, in long algebraic: accepted.
+    let text = ok(&run(&["move", "sheet", "Ng1-f3", "--color", "white"]).await.unwrap());
+    assert!(text.contains("Move accepted"), "{text}");
+    ok(&run(&["press", "sheet", "--color", "white"]).await.unwrap());
+
+    // An illegal move written in SAN (the f8 bishop through e7): made, then
+    // ruled at the press; exit 3 both times.
+    let text = exits(&run(&["move", "sheet", "Bb4", "--color", "black"]).await.unwrap(), 3);
+    assert!(text.contains("ILLEGAL_MOVE_NOT_COMPLETED") && text.contains("Bf8-b4"), "{text}");
+    let text = exits(&run(&["press", "sheet", "--color", "black"]).await.unwrap(), 3);
+    assert!(text.contains("ILLEGAL_MOVE") && text.contains("FIDE-7.5.1"), "{text}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&ok(&run(&["--json", "move", "sheet", "e5", "--color", "black"])
+            .await
+            .unwrap()))
+        .expect("one JSON document");
+    assert_eq!(doc["move_outcome"], "ACCEPTED");
+    ok(&run(&["press", "sheet", "--color", "black"]).await.unwrap());
+
+    // Out of turn: refused by the Laws in SAN as in UCI.
+    let text = exits(&run(&["move", "sheet", "d6", "--color", "black"]).await.unwrap(), 3);
+    assert!(text.contains("NOT_YOUR_TURN"), "{text}");
+    exits(&run(&["move", "sheet", "d7d6", "--color", "black"]).await.unwrap(), 3);
+
+    // Malformed, or several pieces could have made it: exit 2.
+    exits(&run(&["move", "sheet", "Qxf9", "--color", "white"]).await.unwrap(), 2);
+    let text = exits(&run(&["move", "sheet", "Nd2", "--color", "white"]).await.unwrap(), 2);
+    assert!(text.contains("Nd2 could be Nb1-d2 or Nf3-d2; write the origin square"), "{text}");
+
+    // Set-up errors and the A.5.2 claim.
+    let text = ok(&run(&["setup-error", "sheet", "board-orientation"]).await.unwrap());
+    assert!(text.contains("SETUP_ERROR_STANDS") && text.contains("FIDE-7.2b"), "{text}");
+    let text = exits(&run(&["claim-illegal", "sheet", "--color", "black"]).await.unwrap(), 3);
+    assert!(text.contains("FIDE-A.5.2"), "{text}");
+    exits(&run(&["setup-error", "sheet", "king-misplaced"]).await.unwrap(), 2);
     server.stop().await;
 }
 

@@ -188,7 +188,10 @@ impl Rpc for pb::CreateGameRequest {
 }
 
 macro_rules! act_rpcs {
-    ($(($req:ident, $resp:ident, $method:ident, $name:literal)),* $(,)?) => {$(
+    // What became of the move, for the responses that say it.
+    (@outcome $r:ident) => { pb::MoveOutcome::Unspecified };
+    (@outcome $r:ident, $field:ident) => { $r.$field() };
+    ($(($req:ident, $resp:ident, $method:ident, $name:literal $(, $outcome:ident)?)),* $(,)?) => {$(
         impl Rpc for pb::$req {
             type Response = pb::$resp;
             type Output = Outcome;
@@ -200,7 +203,8 @@ macro_rules! act_rpcs {
                 Box::pin(async move { client.$method(request).await.map(tonic::Response::into_inner) })
             }
             fn finish(r: Self::Response) -> Outcome {
-                Outcome { event: r.event.unwrap_or_default(), game: r.game.unwrap_or_default() }
+                let move_outcome = act_rpcs!(@outcome r $(, $outcome)?);
+                Outcome { event: r.event.unwrap_or_default(), game: r.game.unwrap_or_default(), move_outcome }
             }
             fn request_id_mut(&mut self) -> Option<&mut String> {
                 Some(&mut self.request_id)
@@ -216,17 +220,18 @@ macro_rules! act_rpcs {
 }
 
 act_rpcs!(
-    (MakeMoveRequest, MakeMoveResponse, make_move, "MakeMove"),
+    (MakeMoveRequest, MakeMoveResponse, make_move, "MakeMove", outcome),
     (TouchPieceRequest, TouchPieceResponse, touch_piece, "TouchPiece"),
     (AnnounceAdjustRequest, AnnounceAdjustResponse, announce_adjust, "AnnounceAdjust"),
     (PlacePromotionPieceRequest, PlacePromotionPieceResponse, place_promotion_piece, "PlacePromotionPiece"),
     (ReleaseCastlingKingRequest, ReleaseCastlingKingResponse, release_castling_king, "ReleaseCastlingKing"),
     (ReportTwoHandsRequest, ReportTwoHandsResponse, report_two_hands, "ReportTwoHands"),
-    (PressClockRequest, PressClockResponse, press_clock, "PressClock"),
+    (PressClockRequest, PressClockResponse, press_clock, "PressClock", outcome),
     (OfferDrawRequest, OfferDrawResponse, offer_draw, "OfferDraw"),
     (AcceptDrawRequest, AcceptDrawResponse, accept_draw, "AcceptDraw"),
     (DeclineDrawRequest, DeclineDrawResponse, decline_draw, "DeclineDraw"),
     (ClaimDrawRequest, ClaimDrawResponse, claim_draw, "ClaimDraw"),
+    (ClaimIllegalMoveRequest, ClaimIllegalMoveResponse, claim_illegal_move, "ClaimIllegalMove"),
     (ResignGameRequest, ResignGameResponse, resign_game, "ResignGame"),
     (RecordArrivalRequest, RecordArrivalResponse, record_arrival, "RecordArrival"),
     (RecordDisconnectRequest, RecordDisconnectResponse, record_disconnect, "RecordDisconnect"),
@@ -248,6 +253,7 @@ act_rpcs!(
     (DeclareResultRequest, DeclareResultResponse, declare_result, "DeclareResult"),
     (RecordDeviceRequest, RecordDeviceResponse, record_device, "RecordDevice"),
     (AnswerQuestionRequest, AnswerQuestionResponse, answer_question, "AnswerQuestion"),
+    (ReportSetupErrorRequest, ReportSetupErrorResponse, report_setup_error, "ReportSetupError"),
 );
 
 /// A new idempotency key: a random UUID (v4).
@@ -623,7 +629,8 @@ impl Client {
 
     // -- Players' acts ---------------------------------------------------
 
-    /// MakeMove: `mv` in SAN (`e4`, `Nf3`, `O-O`) or UCI (`e2e4`).
+    /// MakeMove: `mv` as made or written, legal or not: SAN (`e4`, `Nf3`,
+    /// `O-O`), long algebraic (`Ng1-f3`, `e7-e8`) or UCI (`e2e4`).
     /// `color` may be `None` with a player token.
     pub fn make_move(
         &self,
@@ -652,6 +659,39 @@ impl Client {
             color: color_to_proto(color.into()) as i32,
             square: square.into(),
             kind: kind as i32,
+            ..Default::default()
+        })
+    }
+
+    /// ClaimIllegalMove (games entered after the fact, Law A.5.2): the
+    /// opponent's last completed move was illegal.
+    pub fn claim_illegal_move(
+        &self,
+        game: impl AsRef<str>,
+        color: impl Into<Option<Color>>,
+    ) -> Call<pb::ClaimIllegalMoveRequest> {
+        self.call(pb::ClaimIllegalMoveRequest {
+            name: normalize_game(game.as_ref()),
+            color: color_to_proto(color.into()) as i32,
+            ..Default::default()
+        })
+    }
+
+    /// ReportSetupError (arbiter, Law 7.2, 7.3, A.5.1.2): `color` for a
+    /// misplaced king, `square` (the rook's start square) for a misplaced
+    /// rook.
+    pub fn report_setup_error(
+        &self,
+        game: impl AsRef<str>,
+        kind: pb::SetupErrorKind,
+        color: Option<Color>,
+        square: Option<&str>,
+    ) -> Call<pb::ReportSetupErrorRequest> {
+        self.call(pb::ReportSetupErrorRequest {
+            name: normalize_game(game.as_ref()),
+            kind: kind as i32,
+            color: color_to_proto(color) as i32,
+            square: square.unwrap_or_default().to_owned(),
             ..Default::default()
         })
     }

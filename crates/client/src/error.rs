@@ -280,8 +280,9 @@ pub mod exit {
         USAGE = 1: "usage error (unknown command or option, a value that does not parse)";
         INVALID = 2: "invalid argument or not found (INVALID_ARGUMENT, OUT_OF_RANGE, NOT_FOUND, \
                       a file that cannot be read, a bad FEN)";
-        REFUSED = 3: "refused by the Laws of Chess (FAILED_PRECONDITION: touch move, illegal move, \
-                      not your turn, game over...)";
+        REFUSED = 3: "refused by the Laws of Chess (FAILED_PRECONDITION: not your turn, game over...; \
+                      a move refused by touch move or ruled illegal, written in SAN, long algebraic \
+                      or UCI)";
         AUTH = 4: "authentication (UNAUTHENTICATED, PERMISSION_DENIED)";
         UNAVAILABLE = 5: "unavailable or conflict (UNAVAILABLE, server unreachable, ABORTED, \
                           ALREADY_EXISTS, DEADLINE_EXCEEDED): retrying may help";

@@ -99,12 +99,28 @@ pub struct Outcome {
     pub event: pb::GameEvent,
     /// The game after the event.
     pub game: pb::Game,
+    /// MakeMove and PressClock: what became of the move (accepted, refused
+    /// by touch-move, illegal...); unspecified for the other acts.
+    pub move_outcome: pb::MoveOutcome,
 }
 
 impl Outcome {
     /// The first ruling with this decision (`MOVE_COMPLETED`...).
     pub fn ruling(&self, decision: &str) -> Option<&pb::Ruling> {
         self.event.rulings.iter().find(|r| r.decision == decision)
+    }
+
+    /// `true` when the Laws refused or ruled against the move the act made
+    /// or completed: a move refused by touch-move, an illegal move (made,
+    /// completed, or a pawn left unpromoted). The CLI exits 3 for these.
+    pub fn move_refused(&self) -> bool {
+        matches!(
+            self.move_outcome,
+            pb::MoveOutcome::RefusedTouchMove
+                | pb::MoveOutcome::IllegalNotCompleted
+                | pb::MoveOutcome::UnfinishedPromotion
+                | pb::MoveOutcome::RuledIllegal
+        )
     }
 
     /// `true` once the game is over.

@@ -191,12 +191,12 @@ async fn errors_carry_code_reason_rule_and_fields() {
     assert!(text.starts_with(&format!("FAILED_PRECONDITION NOT_YOUR_TURN ({rule}, {article}): ")), "{text}");
     assert_eq!(text.matches(&rule).count(), 1, "the rule once: {text}");
 
-    // Over the board: an illegal move text is malformed input (a field
+    // Over the board: text that is not a move is malformed input (a field
     // violation of `move`); a touch binds, and another move is not made.
     let mut otb = online_game("touchy");
     otb.regulations.as_mut().unwrap().mode = pb::Mode::OverTheBoard as i32;
     arbiter.create_game(otb).await.unwrap();
-    let e = arbiter.make_move("touchy", Color::White, "e5").await.unwrap_err();
+    let e = arbiter.make_move("touchy", Color::White, "e9").await.unwrap_err();
     assert_eq!(e.code(), Code::InvalidArgument, "{e}");
     assert!(e.field_violations().iter().any(|v| v.field == "move"), "{e:?}");
     let touched = arbiter.touch_piece("touchy", Color::White, "g1", pb::TouchKind::Intent).await.unwrap();

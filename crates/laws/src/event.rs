@@ -110,6 +110,16 @@ pub enum Event {
         square: Square,
         kind: TouchKind,
     },
+    /// A player touched one of his own pieces and one of his opponent's at
+    /// the same time, or it cannot be determined which first (4.3.3: the
+    /// player's own piece is then considered touched first). Both with
+    /// intent; `own` holds a piece of `color`, `opponent` one of the
+    /// opponent's.
+    SimultaneousTouch {
+        color: Color,
+        own: Square,
+        opponent: Square,
+    },
     /// A promotion piece touched the promotion square: the choice is final
     /// (4.4.4).
     PromotionPieceTouched {
@@ -310,6 +320,7 @@ impl Event {
         match self {
             AnnounceAdjust { color }
             | Touch { color, .. }
+            | SimultaneousTouch { color, .. }
             | PromotionPieceTouched { color, .. }
             | MakeMove { color, .. }
             | CastlingKingReleased { color, .. }

@@ -11,6 +11,7 @@ pub mod article;
 pub mod clock;
 pub mod event;
 pub mod game;
+pub mod notation;
 pub mod regulations;
 pub mod rule;
 pub mod ruling;

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use arbiter_chess::Color;
-use arbiter_laws::event::Event;
+use arbiter_laws::event::{Event, TouchKind};
 use arbiter_laws::game::Game;
 use arbiter_laws::ruling::RejectReason;
 use arbiter_proto::v1 as pb;
@@ -87,7 +87,7 @@ impl Arbiter {
         request_id: &str,
         expected_seq: Option<i64>,
         make: impl FnOnce(Color) -> Result<Act, ApiError>,
-    ) -> Result<(pb::GameEvent, pb::Game), ApiError> {
+    ) -> Result<Answer, ApiError> {
         let principal = self.auth.authenticate(metadata).await?;
         let id = game_id(name)?;
         let named =
@@ -105,7 +105,7 @@ impl Arbiter {
         request_id: &str,
         expected_seq: Option<i64>,
         make: impl FnOnce() -> Result<Act, ApiError>,
-    ) -> Result<(pb::GameEvent, pb::Game), ApiError> {
+    ) -> Result<Answer, ApiError> {
         let principal = self.auth.authenticate(metadata).await?;
         let id = game_id(name)?;
         principal.require(&[Role::Arbiter], "this arbiter action")?;
@@ -120,7 +120,7 @@ impl Arbiter {
         act: Act,
         request_id: &str,
         expected_seq: Option<i64>,
-    ) -> Result<(pb::GameEvent, pb::Game), ApiError> {
+    ) -> Result<Answer, ApiError> {
         let request_id = request_id_of(request_id)?;
         if let Some(seq) = expected_seq
             && seq < 0
@@ -148,7 +148,11 @@ impl Arbiter {
                     (e, _) => e,
                 }
             })?;
-        Ok((to_proto::event(&acted.event), to_proto::game(&acted.game)))
+        Ok(Answer {
+            event: to_proto::event(&acted.event),
+            game: to_proto::game(&acted.game),
+            outcome: to_proto::move_outcome(&acted.event.event, &acted.event.aftermath.rulings),
+        })
     }
 
     /// A game the caller may read, as it stands now (see [`Hall::read`]).
@@ -645,6 +649,103 @@ fn bad(v: api::Violation) -> ApiError {
     ApiError::InvalidArgument(vec![v])
 }
 
+/// An act's answer before it becomes its RPC's response.
+struct Answer {
+    event: pb::GameEvent,
+    game: pb::Game,
+    /// What became of a move the act made or completed.
+    outcome: pb::MoveOutcome,
+}
+
+/// A response message of an act, built from its answer.
+trait Respond {
+    fn respond(answer: Answer) -> Self;
+}
+
+/// The responses that carry only the event and the game.
+macro_rules! plain_responses {
+    ($($resp:ident),* $(,)?) => {$(
+        impl Respond for pb::$resp {
+            fn respond(a: Answer) -> Self {
+                pb::$resp { event: Some(a.event), game: Some(a.game) }
+            }
+        }
+    )*};
+}
+
+plain_responses!(
+    TouchPieceResponse,
+    AnnounceAdjustResponse,
+    PlacePromotionPieceResponse,
+    ReleaseCastlingKingResponse,
+    ReportTwoHandsResponse,
+    OfferDrawResponse,
+    AcceptDrawResponse,
+    DeclineDrawResponse,
+    ClaimDrawResponse,
+    ClaimIllegalMoveResponse,
+    ResignGameResponse,
+    RecordArrivalResponse,
+    RecordDisconnectResponse,
+    RecordReconnectResponse,
+    RequestIncrementResponse,
+    ClaimNoWinningAttemptResponse,
+    StartGameResponse,
+    PauseClocksResponse,
+    ResumeClocksResponse,
+    AdjustClockResponse,
+    SetClockResponse,
+    IssuePenaltyResponse,
+    ReinstatePositionResponse,
+    DeclareResultResponse,
+    RecordDeviceResponse,
+    ReportSetupErrorResponse,
+    AnswerQuestionResponse,
+);
+
+impl Respond for pb::MakeMoveResponse {
+    fn respond(a: Answer) -> Self {
+        let obligation = a.game.obligation.clone();
+        pb::MakeMoveResponse {
+            event: Some(a.event),
+            game: Some(a.game),
+            outcome: a.outcome as i32,
+            obligation,
+        }
+    }
+}
+
+impl Respond for pb::PressClockResponse {
+    fn respond(a: Answer) -> Self {
+        pb::PressClockResponse { event: Some(a.event), game: Some(a.game), outcome: a.outcome as i32 }
+    }
+}
+
+/// A `TouchPiece` request: one touch, or two at once (4.3.3), which must be
+/// touches with intent.
+fn touch_act(r: &pb::TouchPieceRequest, color: Color) -> Result<Act, ApiError> {
+    let square = validate::parse_square("square", &r.square).map_err(bad)?;
+    let kind = validate::touch_kind_from_proto("kind", r.kind).map_err(bad)?;
+    if r.simultaneous_square.trim().is_empty() {
+        return ev(Event::Touch { color, square, kind });
+    }
+    let other = validate::parse_square("simultaneous_square", &r.simultaneous_square).map_err(bad)?;
+    if kind != TouchKind::Intent {
+        return Err(ApiError::field(
+            "kind",
+            "two pieces touched at once (Law 4.3.3) are touched with intent: leave `kind` unspecified or \
+             TOUCH_KIND_INTENT",
+        ));
+    }
+    if other == square {
+        return Err(ApiError::field(
+            "simultaneous_square",
+            "the two pieces touched must be on different squares",
+        ));
+    }
+    Ok(Act::SimultaneousTouch { color, squares: [square, other] })
+}
+
 /// The service implementation: one method per act, generated by a macro so
 /// that every act goes through the same authentication, validation and
 /// recording path. (The trait is an `async_trait`, so the macro emits the
@@ -661,11 +762,11 @@ macro_rules! arbiter_service {
                 async fn $pm(&self, request: Request<pb::$preq>) -> Reply<pb::$presp> {
                     self.observe(stringify!($pm), async {
                         let (metadata, _, $pr) = request.into_parts();
-                        let (event, game) = self
+                        let answer = self
                             .player_act(&metadata, &$pr.name, $pr.color, &$pr.request_id, $pr.expected_seq,
                                 |$pc| $pact)
                             .await?;
-                        Ok(pb::$presp { event: Some(event), game: Some(game) })
+                        Ok(<pb::$presp as Respond>::respond(answer))
                     })
                     .await
                 }
@@ -674,10 +775,10 @@ macro_rules! arbiter_service {
                 async fn $am(&self, request: Request<pb::$areq>) -> Reply<pb::$aresp> {
                     self.observe(stringify!($am), async {
                         let (metadata, _, $ar) = request.into_parts();
-                        let (event, game) = self
+                        let answer = self
                             .arbiter_act(&metadata, &$ar.name, &$ar.request_id, $ar.expected_seq, || $aact)
                             .await?;
-                        Ok(pb::$aresp { event: Some(event), game: Some(game) })
+                        Ok(<pb::$aresp as Respond>::respond(answer))
                     })
                     .await
                 }
@@ -696,11 +797,7 @@ arbiter_service! {
         make_move(MakeMoveRequest) -> MakeMoveResponse |r, color| Ok(Act::Move {
             color, text: r.r#move.clone(), premove: r.premove, castle: r.castle,
         });
-        touch_piece(TouchPieceRequest) -> TouchPieceResponse |r, color| ev(Event::Touch {
-            color,
-            square: validate::parse_square("square", &r.square).map_err(bad)?,
-            kind: validate::touch_kind_from_proto("kind", r.kind).map_err(bad)?,
-        });
+        touch_piece(TouchPieceRequest) -> TouchPieceResponse |r, color| touch_act(&r, color);
         announce_adjust(AnnounceAdjustRequest) -> AnnounceAdjustResponse |r, color|
             ev(Event::AnnounceAdjust { color });
         place_promotion_piece(PlacePromotionPieceRequest) -> PlacePromotionPieceResponse |r, color|
@@ -723,6 +820,8 @@ arbiter_service! {
             kind: validate::claim_kind_from_proto("kind", r.kind).map_err(bad)?,
             intended: Some(r.intended_move.clone()).filter(|m| !m.trim().is_empty()),
         });
+        claim_illegal_move(ClaimIllegalMoveRequest) -> ClaimIllegalMoveResponse |r, color|
+            ev(Event::ClaimIllegalMove { color });
         resign_game(ResignGameRequest) -> ResignGameResponse |r, color| ev(Event::Resign { color });
         record_arrival(RecordArrivalRequest) -> RecordArrivalResponse |r, color|
             ev(Event::PlayerArrived { color });
@@ -765,6 +864,9 @@ arbiter_service! {
         });
         record_device(RecordDeviceRequest) -> RecordDeviceResponse |r|
             ev(Event::DeviceFound { color: required_color("color", r.color)? });
+        report_setup_error(ReportSetupErrorRequest) -> ReportSetupErrorResponse |r| ev(Event::SetupErrorFound {
+            error: validate::setup_error_from_proto(r.kind, r.color, &r.square).map_err(bad)?,
+        });
         answer_question(AnswerQuestionRequest) -> AnswerQuestionResponse |r| ev(Event::AnswerQuestion {
             id: r.question_id,
             answer: validate::answer_from_proto("answer", r.answer).map_err(bad)?,

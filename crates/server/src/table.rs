@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use arbiter_chess::Color;
+use arbiter_chess::{Color, Square};
 use arbiter_laws::event::{ClaimKind, Event};
 use arbiter_laws::game::Game;
 use arbiter_laws::ruling::{Decision, EndCause, Ruling};
@@ -73,8 +73,23 @@ pub fn wall_ms() -> i64 {
 #[derive(Clone, Debug)]
 pub enum Act {
     Event(Event),
-    Move { color: Color, text: String, premove: bool, castle: bool },
-    Claim { color: Color, kind: ClaimKind, intended: Option<String> },
+    Move {
+        color: Color,
+        text: String,
+        premove: bool,
+        castle: bool,
+    },
+    Claim {
+        color: Color,
+        kind: ClaimKind,
+        intended: Option<String>,
+    },
+    /// Two pieces touched at once (4.3.3), in either order: the board says
+    /// which one is the player's own.
+    SimultaneousTouch {
+        color: Color,
+        squares: [Square; 2],
+    },
 }
 
 /// The answer to an act: the recorded event and the game after it.
@@ -583,7 +598,7 @@ impl Table {
                     mv.castle = castle;
                     mv
                 } else {
-                    api::parse_move("move", &text, position, castle)
+                    api::parse_move("move", &text, position, color, castle)
                         .map_err(|v| ApiError::InvalidArgument(vec![v]))?
                 };
                 if online {
@@ -597,12 +612,22 @@ impl Table {
             Act::Claim { color, kind, intended } => {
                 let intended = match intended {
                     Some(text) => Some(
-                        api::parse_move("intended_move", &text, position, false)
+                        api::parse_move("intended_move", &text, position, color, false)
                             .map_err(|v| ApiError::InvalidArgument(vec![v]))?,
                     ),
                     None => None,
                 };
                 Ok(Event::ClaimDraw { color, kind, intended })
+            }
+            Act::SimultaneousTouch { color, squares: [a, b] } => {
+                let board = position.board();
+                let (own, opponent) = if board.color_at(b) == Some(color) && board.color_at(a) != Some(color)
+                {
+                    (b, a)
+                } else {
+                    (a, b)
+                };
+                Ok(Event::SimultaneousTouch { color, own, opponent })
             }
         }
     }

@@ -264,7 +264,9 @@ async fn malformed_input_names_the_field() {
     expect_bad_field(Err::<tonic::Response<()>, _>(s), "regulations.time_control");
 
     // Moves, squares, enums.
-    for bad in ["", "xyz", "e2e9", "e2e2", "e7e8k", "Nf6", "Ke2"] {
+    // (An illegal move such as `Ke2` is a move the Laws rule: see
+    // `scoresheet.rs`; `Nf6` is no movement of either White knight.)
+    for bad in ["", "xyz", "e2e9", "e2e2", "e7e8k", "Nf6", "Kz2", "Bg1-f3"] {
         expect_bad_field(
             a.make_move(pb::MakeMoveRequest { color: w, ..make_move(&name, bad) }).await,
             "move",

@@ -11,6 +11,7 @@ mod games;
 mod health;
 mod otb;
 mod restart;
+mod scoresheet;
 mod smoke;
 mod snapshots;
 mod tls;

@@ -536,6 +536,7 @@ impl Game {
             Tick => Ok(Vec::new()),
             AnnounceAdjust { color } => self.announce_adjust(*color),
             Touch { color, square, kind } => self.touch(*color, *square, *kind),
+            SimultaneousTouch { color, own, opponent } => self.simultaneous_touch(*color, *own, *opponent),
             PromotionPieceTouched { color, role } => self.promotion_touched(*color, *role),
             MakeMove { color, mv } => self.make_move(*color, mv, at),
             CastlingKingReleased { color, to } => self.castling_king_released(*color, *to, at),

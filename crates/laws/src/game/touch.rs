@@ -6,7 +6,7 @@ use super::state::Pending;
 use super::{Game, Outcome, reject};
 use crate::event::TouchKind;
 use crate::rule::RuleId;
-use crate::ruling::RejectReason;
+use crate::ruling::{Decision, RejectReason};
 
 impl Game {
     pub(super) fn announce_adjust(&mut self, color: Color) -> Outcome {
@@ -51,6 +51,37 @@ impl Game {
         if let Some(o) = self.obligation() {
             out.push(self.obligation_ruling(color, &o));
         }
+        Ok(out)
+    }
+
+    /// 4.3.3: an own piece and an opponent's piece touched at once (or in
+    /// an order nobody can tell): the own piece counts as touched first.
+    pub(super) fn simultaneous_touch(&mut self, color: Color, own: Square, opponent: Square) -> Outcome {
+        self.require_over_the_board(RuleId::Ocr1_3, "there is no touch-move online")?;
+        let board = self.position().board();
+        if board.color_at(own) != Some(color) {
+            return Err(reject(
+                RejectReason::InvalidArgument,
+                Some(RuleId::Fide4_3c),
+                format!("{own} holds no piece of {color}'s: name the player's own piece first"),
+            ));
+        }
+        if board.color_at(opponent) != Some(!color) {
+            return Err(reject(
+                RejectReason::InvalidArgument,
+                Some(RuleId::Fide4_3c),
+                format!("{opponent} holds no piece of {}'s: name the opponent's piece second", !color),
+            ));
+        }
+        if color != self.has_move() {
+            // DEC-2: one warning for the one act, no obligation.
+            return self.touch(color, own, TouchKind::Intent);
+        }
+        let mut out = self.touch(color, own, TouchKind::Intent)?;
+        let second = self.touch(color, opponent, TouchKind::Intent)?;
+        // One act: only the obligation after both touches is ruled.
+        out.retain(|r| !matches!(r.decision, Decision::Obligation { .. }));
+        out.extend(second);
         Ok(out)
     }
 

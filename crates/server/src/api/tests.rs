@@ -80,6 +80,21 @@ fn regulations_defaults() {
 }
 
 #[test]
+fn regulations_entered_after_the_fact() {
+    // A.5.2: over the board, moves entered after the fact are not observed.
+    let p = pb::Regulations { entered_after_the_fact: true, ..regs("15+10") };
+    let r = regulations_from_proto(&p).unwrap();
+    assert!(!r.observe);
+    assert!(regulations_to_proto(&r).entered_after_the_fact);
+    // Online the platform sees every move: refused, on the field itself.
+    let online = pb::Regulations { mode: pb::Mode::Online as i32, ..p };
+    let v = regulations_from_proto(&online).unwrap_err();
+    assert_eq!(v.len(), 1);
+    assert_eq!(v[0].field, "regulations.entered_after_the_fact");
+    assert!(v[0].description.contains("A.5.2"), "{}", v[0].description);
+}
+
+#[test]
 fn regulations_every_field() {
     let p = pb::Regulations {
         mode: pb::Mode::Hybrid as i32,
@@ -100,6 +115,7 @@ fn regulations_every_field() {
         cn_grade_scoring: false,
         max_lag_compensation_ms: 1_500,
         reconnect_window_ms: Some(60_000),
+        entered_after_the_fact: false,
     };
     let r = regulations_from_proto(&p).unwrap();
     assert_eq!(r.mode, Mode::Hybrid);
@@ -131,6 +147,7 @@ fn regulations_round_trip() {
         pb::Regulations { guidelines_iii: true, draw_offers_need_arbiter: true, ..regs("90") },
         pb::Regulations { armageddon: true, ..regs("300+2@61|240+2@61") },
         pb::Regulations { category: pb::Category::Rapid as i32, penalty_ms: Some(60_000), ..regs("60") },
+        pb::Regulations { entered_after_the_fact: true, ..regs("15+10") },
         pb::Regulations {
             start_fen: "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1".to_owned(),
             automatic_draws: Some(true),
@@ -343,56 +360,158 @@ fn mv(from: &str, to: &str, promotion: Option<Role>, castle: bool) -> MoveInput 
     MoveInput { from: from.parse().unwrap(), to: to.parse().unwrap(), promotion, castle }
 }
 
+const W: Color = Color::White;
+
 #[test]
 fn moves_in_uci() {
     let pos = Position::startpos();
-    assert_eq!(parse_move("move", "e2e4", &pos, false), Ok(mv("e2", "e4", None, false)));
-    assert_eq!(parse_move("move", " e7e8q ", &pos, false), Ok(mv("e7", "e8", Some(Role::Queen), false)));
+    assert_eq!(parse_move("move", "e2e4", &pos, W, false), Ok(mv("e2", "e4", None, false)));
+    assert_eq!(parse_move("move", " e7e8q ", &pos, W, false), Ok(mv("e7", "e8", Some(Role::Queen), false)));
     // Well-formed but illegal: still a move to report to the Laws.
-    assert_eq!(parse_move("move", "e2e5", &pos, false), Ok(mv("e2", "e5", None, false)));
-    assert_eq!(parse_move("move", "e1h1", &pos, true), Ok(mv("e1", "h1", None, true)));
+    assert_eq!(parse_move("move", "e2e5", &pos, W, false), Ok(mv("e2", "e5", None, false)));
+    assert_eq!(parse_move("move", "e1h1", &pos, W, true), Ok(mv("e1", "h1", None, true)));
 }
 
 #[test]
 fn moves_in_san() {
     let pos = Position::startpos();
-    assert_eq!(parse_move("move", "Nf3", &pos, false), Ok(mv("g1", "f3", None, false)));
-    assert_eq!(parse_move("move", "e4!?", &pos, false), Ok(mv("e2", "e4", None, false)));
+    assert_eq!(parse_move("move", "Nf3", &pos, W, false), Ok(mv("g1", "f3", None, false)));
+    assert_eq!(parse_move("move", "e4!?", &pos, W, false), Ok(mv("e2", "e4", None, false)));
     let castle = Position::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1").unwrap();
-    assert_eq!(parse_move("move", "O-O", &castle, false), Ok(mv("e1", "g1", None, true)));
-    assert_eq!(parse_move("move", "0-0-0+", &castle, false), Ok(mv("e1", "c1", None, true)));
+    assert_eq!(parse_move("move", "O-O", &castle, W, false), Ok(mv("e1", "g1", None, true)));
+    assert_eq!(parse_move("move", "0-0-0+", &castle, W, false), Ok(mv("e1", "c1", None, true)));
     let ep = Position::from_fen("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2").unwrap();
-    assert_eq!(parse_move("move", "exd6 e.p.", &ep, false), Ok(mv("e5", "d6", None, false)));
+    assert_eq!(parse_move("move", "exd6 e.p.", &ep, W, false), Ok(mv("e5", "d6", None, false)));
     let promo = Position::from_fen("8/4P1k1/8/8/8/8/8/4K3 w - - 0 1").unwrap();
-    assert_eq!(parse_move("move", "e8=Q+", &promo, false), Ok(mv("e7", "e8", Some(Role::Queen), false)));
-    assert_eq!(parse_move("move", "e7e8Q", &promo, false), Ok(mv("e7", "e8", Some(Role::Queen), false)));
+    assert_eq!(parse_move("move", "e8=Q+", &promo, W, false), Ok(mv("e7", "e8", Some(Role::Queen), false)));
+    assert_eq!(parse_move("move", "e7e8Q", &promo, W, false), Ok(mv("e7", "e8", Some(Role::Queen), false)));
     // Chess960 castling is written king takes rook, even when the king
     // stays on its square.
     let c960 = Position::from_fen_with("1r4kr/8/8/8/8/8/8/1R4KR w HBhb - 0 1", FenOptions::CHESS960).unwrap();
-    assert_eq!(parse_move("move", "O-O", &c960, false), Ok(mv("g1", "h1", None, true)));
+    assert_eq!(parse_move("move", "O-O", &c960, W, false), Ok(mv("g1", "h1", None, true)));
+}
+
+#[test]
+fn illegal_moves_in_san_and_long_algebraic_are_read_into_the_movement() {
+    // What a scoresheet says reaches the Laws, legal or not (Law 7.5).
+    let pos = Position::startpos();
+    assert_eq!(parse_move("move", "Ke2", &pos, W, false), Ok(mv("e1", "e2", None, false)));
+    assert_eq!(parse_move("move", "Qxf7", &pos, W, false), Ok(mv("d1", "f7", None, false)));
+    assert_eq!(parse_move("move", "e2-e5", &pos, W, false), Ok(mv("e2", "e5", None, false)));
+    assert_eq!(parse_move("move", "Ng1-g3", &pos, W, true), Ok(mv("g1", "g3", None, true)));
+    // A Black move while White has the move: read for Black, the Laws say
+    // whose turn it is.
+    assert_eq!(parse_move("move", "e5", &pos, Color::Black, false), Ok(mv("e7", "e5", None, false)));
+    // O-O without the right: the king towards g1, with the castling intent.
+    let no_right = Position::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w - - 0 1").unwrap();
+    assert_eq!(parse_move("move", "O-O", &no_right, W, false), Ok(mv("e1", "g1", None, true)));
+    // A pawn on the last rank without a piece: an unfinished promotion.
+    let promo = Position::from_fen("8/4P1k1/8/8/8/8/8/4K3 w - - 0 1").unwrap();
+    assert_eq!(parse_move("move", "e8", &promo, W, false), Ok(mv("e7", "e8", None, false)));
+    assert_eq!(parse_move("move", "e7-e8", &promo, W, false), Ok(mv("e7", "e8", None, false)));
 }
 
 #[test]
 fn move_errors() {
     let pos = Position::startpos();
-    assert_eq!(parse_move("move", "  ", &pos, false), Err(Violation::new("move", "a move is required")));
-    let v = parse_move("move", "Nf6", &pos, false).unwrap_err();
-    assert_eq!(v, Violation::new("move", "Nf6 is not a legal move in this position (white to move)"));
-    let v = parse_move("move", "hello", &pos, false).unwrap_err();
+    assert_eq!(parse_move("move", "  ", &pos, W, false), Err(Violation::new("move", "a move is required")));
+    let v = parse_move("move", "Nf6", &pos, W, false).unwrap_err();
+    assert_eq!(
+        v,
+        Violation::new(
+            "move",
+            "Nf6: none of white's knights can move to f6; it could be Nb1-f6 or Ng1-f6: write the origin square"
+        )
+    );
+    let v = parse_move("move", "hello", &pos, W, false).unwrap_err();
     assert!(v.description.starts_with("`hello` is not a move: expected UCI"), "{v}");
-    let v = parse_move("move", "e2e9", &pos, false).unwrap_err();
+    assert!(v.description.contains("long algebraic (`Ng1-f3`, `e7-e8`)"), "{v}");
+    let v = parse_move("move", "e2e9", &pos, W, false).unwrap_err();
     assert_eq!(v.description, "`e9` is not a square (files a-h, ranks 1-8) in the UCI move `e2e9`");
-    let v = parse_move("move", "e2e2", &pos, false).unwrap_err();
+    let v = parse_move("move", "e2e2", &pos, W, false).unwrap_err();
     assert!(v.description.contains("the from and to squares are the same"), "{v}");
-    let v = parse_move("move", "e7e8k", &pos, false).unwrap_err();
+    let v = parse_move("move", "e7e8k", &pos, W, false).unwrap_err();
     assert!(v.description.ends_with("(lowercase), got `k`"), "{v}");
     let two_knights = Position::from_fen("4k3/8/8/8/8/8/8/1N2KN2 w - - 0 1").unwrap();
-    let v = parse_move("intended_move", "Nd2", &two_knights, false).unwrap_err();
-    assert_eq!(v.field, "intended_move");
-    assert!(v.description.starts_with("Nd2 is ambiguous"), "{v}");
-    assert_eq!(parse_move("move", "Nbd2", &two_knights, false), Ok(mv("b1", "d2", None, false)));
-    let promo = Position::from_fen("8/4P1k1/8/8/8/8/8/4K3 w - - 0 1").unwrap();
-    assert!(parse_move("move", "e8", &promo, false).unwrap_err().description.contains("promotion"));
+    let v = parse_move("intended_move", "Nd2", &two_knights, W, false).unwrap_err();
+    assert_eq!(v, Violation::new("intended_move", "Nd2 could be Nb1-d2 or Nf1-d2; write the origin square"));
+    assert_eq!(parse_move("move", "Nbd2", &two_knights, W, false), Ok(mv("b1", "d2", None, false)));
+    let v = parse_move("move", "Bg1-f3", &pos, W, false).unwrap_err();
+    assert_eq!(v.description, "Bg1-f3: the piece on g1 is a knight, not a bishop");
+}
+
+#[test]
+fn setup_errors() {
+    use arbiter_laws::event::SetupError;
+    let kind = |k: pb::SetupErrorKind| k as i32;
+    let white = pb::Color::White as i32;
+    assert_eq!(
+        setup_error_from_proto(kind(pb::SetupErrorKind::WrongInitialPosition), 0, ""),
+        Ok(SetupError::WrongInitialPosition)
+    );
+    assert_eq!(
+        setup_error_from_proto(kind(pb::SetupErrorKind::BoardWronglyOriented), 0, " "),
+        Ok(SetupError::BoardWronglyOriented)
+    );
+    assert_eq!(
+        setup_error_from_proto(kind(pb::SetupErrorKind::ColoursReversed), 0, ""),
+        Ok(SetupError::ColoursReversed)
+    );
+    assert_eq!(
+        setup_error_from_proto(kind(pb::SetupErrorKind::KingMisplaced), white, ""),
+        Ok(SetupError::KingMisplaced { color: Color::White })
+    );
+    assert_eq!(
+        setup_error_from_proto(kind(pb::SetupErrorKind::RookMisplaced), 0, "h8"),
+        Ok(SetupError::RookMisplaced { square: "h8".parse().unwrap() })
+    );
+    let field = |r: Result<SetupError, Violation>| r.unwrap_err().field;
+    assert_eq!(field(setup_error_from_proto(0, 0, "")), "kind");
+    assert_eq!(field(setup_error_from_proto(99, 0, "")), "kind");
+    assert_eq!(field(setup_error_from_proto(kind(pb::SetupErrorKind::KingMisplaced), 0, "")), "color");
+    assert_eq!(field(setup_error_from_proto(kind(pb::SetupErrorKind::RookMisplaced), 0, "")), "square");
+    assert_eq!(field(setup_error_from_proto(kind(pb::SetupErrorKind::RookMisplaced), 0, "z9")), "square");
+    assert_eq!(field(setup_error_from_proto(kind(pb::SetupErrorKind::ColoursReversed), white, "")), "color");
+    assert_eq!(
+        field(setup_error_from_proto(kind(pb::SetupErrorKind::WrongInitialPosition), 0, "e1")),
+        "square"
+    );
+}
+
+#[test]
+fn move_outcomes_from_rulings() {
+    use arbiter_laws::rule::RuleId;
+    let w = Color::White;
+    let make = Event::MakeMove { color: w, mv: mv("e2", "e4", None, false) };
+    let press = Event::PressClock { color: w, other_hand: false };
+    let made = |rule| {
+        Ruling::new(rule, Decision::MoveMade { color: w, san: "e4".into(), uci: "e2e4".into(), ply: 1 })
+    };
+    let obligation = |color| {
+        Ruling::new(
+            RuleId::Fide4_3a,
+            Decision::Obligation { color, allowed: vec!["Nf3".into()], reason: "r".into() },
+        )
+    };
+    let illegal = |color| {
+        Ruling::new(RuleId::Fide7_5_1, Decision::IllegalMove { color, count: 1, description: "d".into() })
+    };
+    assert_eq!(move_outcome(&make, &[made(RuleId::Fide4_7)]), pb::MoveOutcome::Accepted);
+    assert_eq!(move_outcome(&make, &[made(RuleId::Fide7_5_2)]), pb::MoveOutcome::UnfinishedPromotion);
+    assert_eq!(move_outcome(&make, &[obligation(w)]), pb::MoveOutcome::RefusedTouchMove);
+    let not_completed = Ruling::new(
+        RuleId::Fide7_5_1,
+        Decision::IllegalMoveNotCompleted { color: w, description: "d".into() },
+    );
+    assert_eq!(move_outcome(&make, &[not_completed]), pb::MoveOutcome::IllegalNotCompleted);
+    // A press: the completed illegal move wins over the obligation it sets.
+    assert_eq!(move_outcome(&press, &[illegal(w), obligation(w)]), pb::MoveOutcome::RuledIllegal);
+    // The opponent's rulings say nothing of this move.
+    assert_eq!(move_outcome(&make, &[illegal(Color::Black)]), pb::MoveOutcome::Unspecified);
+    // An obligation after a touch is not a refused move.
+    let touch = Event::Touch { color: w, square: "g1".parse().unwrap(), kind: TouchKind::Intent };
+    assert_eq!(move_outcome(&touch, &[obligation(w)]), pb::MoveOutcome::Unspecified);
+    assert_eq!(move_outcome(&Event::Tick, &[illegal(w)]), pb::MoveOutcome::Unspecified);
 }
 
 #[test]

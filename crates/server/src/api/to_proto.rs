@@ -3,9 +3,10 @@
 
 use arbiter_chess::Color;
 use arbiter_laws::article::Rulebook;
+use arbiter_laws::event::Event;
 use arbiter_laws::regulations::{DevicePenalty, DrawOfferRestriction, Mode, Regime, Regulations};
 use arbiter_laws::rule::RuleId;
-use arbiter_laws::ruling::{GameEnd, Ruling};
+use arbiter_laws::ruling::{Decision, GameEnd, Ruling};
 use arbiter_laws::time_control::{Category, TimeControl};
 use arbiter_proto::v1 as pb;
 
@@ -14,6 +15,49 @@ use super::validate::time_control_from_text;
 use crate::event_log::{Clocks, PlayerSpec};
 use crate::store::GameStatus;
 use crate::view::{GameReading, LoggedEvent};
+
+/// What became of the move an act made or completed, from its rulings (the
+/// mover's rulings only: a move may also let the opponent's illegal move
+/// stand, A.5.2). The most serious outcome wins: a completed illegal move,
+/// one left to a claim, one not yet completed, an unfinished promotion, a
+/// move refused by touch-move, then an accepted move or a queued premove.
+/// Unspecified for an act by no player or one that moved nothing.
+pub fn move_outcome(event: &Event, rulings: &[Ruling]) -> pb::MoveOutcome {
+    use pb::MoveOutcome as O;
+    let Some(mover) = event.player() else { return O::Unspecified };
+    let making = matches!(event, Event::MakeMove { .. } | Event::SubmitMove { .. });
+    let severity = |o: O| match o {
+        O::Unspecified => 0,
+        O::Accepted | O::PremoveQueued => 1,
+        O::RefusedTouchMove => 2,
+        O::UnfinishedPromotion => 3,
+        O::IllegalNotCompleted => 4,
+        O::IllegalNotActedOn => 5,
+        O::RuledIllegal => 6,
+    };
+    let mut outcome = O::Unspecified;
+    for r in rulings {
+        let o = match &r.decision {
+            Decision::IllegalMove { color, .. } if *color == mover => O::RuledIllegal,
+            Decision::IllegalMoveNotActedOn { color, .. } if *color == mover => O::IllegalNotActedOn,
+            Decision::IllegalMoveNotCompleted { color, .. } if *color == mover => O::IllegalNotCompleted,
+            Decision::MoveMade { color, .. } if *color == mover && r.rule == RuleId::Fide7_5_2 => {
+                O::UnfinishedPromotion
+            }
+            Decision::MoveMade { color, .. } | Decision::MoveCompleted { color, .. } if *color == mover => {
+                O::Accepted
+            }
+            Decision::PremoveQueued { color, .. } if *color == mover => O::PremoveQueued,
+            // A move that only restated an obligation was taken back.
+            Decision::Obligation { color, .. } if *color == mover && making => O::RefusedTouchMove,
+            _ => continue,
+        };
+        if severity(o) > severity(outcome) {
+            outcome = o;
+        }
+    }
+    outcome
+}
 
 /// The text of a time control for the API: the canonical PGN form, unless
 /// [`time_control_from_text`] would read that text back as something else
@@ -67,6 +111,7 @@ pub fn regulations_to_proto(r: &Regulations) -> pb::Regulations {
         cn_grade_scoring: false,
         max_lag_compensation_ms: r.max_lag_compensation_ms,
         reconnect_window_ms: r.reconnect_window_ms,
+        entered_after_the_fact: !r.observe,
     }
 }
 

@@ -1,8 +1,9 @@
 //! Requests into domain values: every field checked, every problem a
 //! [`Violation`] naming its field.
 
-use arbiter_chess::{Color, FenOptions, Position, Role, SanError, Square};
-use arbiter_laws::event::{Answer, ClaimKind, DeclaredResult, MoveInput, PenaltyKind, TouchKind};
+use arbiter_chess::{Color, FenOptions, Position, Role, Square};
+use arbiter_laws::event::{Answer, ClaimKind, DeclaredResult, MoveInput, PenaltyKind, SetupError, TouchKind};
+use arbiter_laws::notation::{MoveTextError, read_move};
 use arbiter_laws::regulations::{
     DevicePenalty, DrawOfferRestriction, Mode, Regime, Regulations, RegulationsError,
 };
@@ -79,7 +80,8 @@ pub fn time_control_from_text(field: &str, text: &str) -> Result<TimeControl, Vi
 /// Defaults: mode unspecified is over the board; category unspecified is
 /// computed from the time control; regime unspecified is reduced; a device
 /// penalty of 0 is loss of the game; an empty start FEN is the standard
-/// position. The service always observes every act (`observe` is true).
+/// position. The service observes every act (`observe` is true) unless the
+/// moves are entered after the fact (`entered_after_the_fact`, A.5.2).
 ///
 /// # Errors
 /// Every violation found in the fields (field paths under `regulations.`);
@@ -201,7 +203,7 @@ pub fn regulations_from_proto(r: &pb::Regulations) -> Result<Regulations, Vec<Vi
         chess960: r.chess960,
         start_fen,
         armageddon: r.armageddon,
-        observe: true,
+        observe: !r.entered_after_the_fact,
         automatic_draws: r.automatic_draws,
         cn_draw_alternation: r.cn_draw_alternation,
         max_lag_compensation_ms: r.max_lag_compensation_ms,
@@ -225,8 +227,7 @@ fn regulations_error_field(e: &RegulationsError) -> &'static str {
         RegulationsError::DevicePenalty(_) => "device_penalty_deduct_ms",
         RegulationsError::LagCompensation(_) => "max_lag_compensation_ms",
         RegulationsError::ReconnectWindow(_) => "reconnect_window_ms",
-        // The API has no `observe` field; the service always observes.
-        RegulationsError::NotObserved => "mode",
+        RegulationsError::NotObserved => "entered_after_the_fact",
         RegulationsError::StartPosition(_) => "start_fen",
     }
 }
@@ -417,50 +418,86 @@ pub fn parse_square(field: &str, text: &str) -> Result<Square, Violation> {
     })
 }
 
-/// Reads a move of a request: UCI first (`e2e4`, `e7e8q`, `e1g1`, or king
-/// takes rook `e1h1`), otherwise SAN resolved in `position` for the side to
-/// move (`Nf3`, `O-O`, `0-0-0`, `exd6 e.p.`, `e8=Q+`, annotations ignored).
+/// Reads a move of a request, made by `mover`, as the player made it or
+/// the scoresheet writes it, legal or not ([`read_move`]): UCI (`e2e4`,
+/// `e7e8q`, `e1g1`, king takes rook `e1h1`), SAN (`Nf3`, `O-O`, `0-0-0`,
+/// `exd6 e.p.`, `e8=Q+`, annotations ignored) or long algebraic (`Ng1-f3`,
+/// `e7-e8`).
 ///
-/// A well-formed UCI move is returned as it is, legal or not: over the board
-/// an illegal move is an act the Laws penalise (7.5), so it must reach them.
-/// Its `castle` flag is the request's (Chess960 castling intent, DEC-13).
-/// SAN only means something in a position, so SAN must name a legal move; a
-/// SAN castling sets `castle`, and its squares are those of the UCI form in
-/// `position` (king's destination in standard chess, king takes rook in
-/// Chess960).
+/// Over the board an illegal move is an act the Laws penalise (7.5), so it
+/// must reach them: SAN that names no legal move is read into the movement
+/// the mover's piece of that kind could make (an illegal castling is the
+/// king towards its castling square, a pawn on the last rank without a
+/// piece an unfinished promotion). `castle` is the request's castling
+/// intent (Chess960, DEC-13) for UCI and long algebraic; SAN castling sets
+/// it by itself.
 ///
 /// # Errors
-/// A violation of `field` for empty text, text that is neither UCI nor SAN,
-/// or SAN that names no legal move or more than one.
+/// A violation of `field` for empty text, text in no notation, or text
+/// that names no movement or several (the candidates are named).
 pub fn parse_move(
     field: &str,
     text: &str,
     position: &Position,
+    mover: Color,
     castle: bool,
 ) -> Result<MoveInput, Violation> {
-    let text = text.trim();
-    if text.is_empty() {
-        return Err(Violation::new(field, "a move is required"));
-    }
-    if let Ok(mv) = MoveInput::from_uci(text) {
-        return Ok(MoveInput { castle, ..mv });
-    }
-    let m = position.parse_san(text).map_err(|e| {
+    read_move(text, position, mover, castle).map_err(|e| {
         // Text shaped like UCI that is not UCI (`e2e9`, `e2e2`) was meant as
         // UCI whatever the SAN reader made of it; say what is wrong with it.
-        let description = uci_diagnosis(text).unwrap_or_else(|| match e {
-            SanError::Syntax(_) => format!(
-                "`{text}` is not a move: expected UCI (`e2e4`, `e7e8q`, `e1g1`) or SAN (`Nf3`, `O-O`, `exd6 e.p.`)"
-            ),
-            SanError::Illegal(_) => format!("{e} ({} to move)", position.turn()),
-            SanError::Ambiguous { .. } | SanError::MissingPromotion(_) => e.to_string(),
-        });
+        let description = match &e {
+            MoveTextError::Syntax { text } => uci_diagnosis(text).unwrap_or_else(|| e.to_string()),
+            _ => e.to_string(),
+        };
         Violation::new(field, description)
-    })?;
-    let uci = position.uci(m);
-    let mv = MoveInput::from_uci(uci.as_str())
-        .map_err(|e| Violation::new(field, format!("`{text}` could not be written as UCI: {e}")))?;
-    Ok(MoveInput { castle: m.is_castle(), ..mv })
+    })
+}
+
+/// A set-up error of a `ReportSetupError` request: the kind, and the colour
+/// or square the kind needs (and no other).
+///
+/// # Errors
+/// A violation of `kind` (unspecified or unknown), `color` or `square`.
+pub fn setup_error_from_proto(kind: i32, color: i32, square: &str) -> Result<SetupError, Violation> {
+    const EXPECTED: &str =
+        "SETUP_ERROR_KIND_WRONG_INITIAL_POSITION = 1 to SETUP_ERROR_KIND_ROOK_MISPLACED = 5";
+    let kind_value = kind;
+    let kind = pb::SetupErrorKind::try_from(kind_value)
+        .map_err(|_| unknown_enum("kind", "set-up error", kind_value, EXPECTED))?;
+    let color = color_from_proto("color", color)?;
+    let square_given = !square.trim().is_empty();
+    let no_color = |e: SetupError| match color {
+        Some(_) => Err(Violation::new("color", "only SETUP_ERROR_KIND_KING_MISPLACED takes a colour")),
+        None => Ok(e),
+    };
+    let no_square = |e: SetupError| {
+        if square_given {
+            Err(Violation::new("square", "only SETUP_ERROR_KIND_ROOK_MISPLACED takes a square"))
+        } else {
+            Ok(e)
+        }
+    };
+    match kind {
+        pb::SetupErrorKind::Unspecified => Err(missing_enum("kind", "set-up error", EXPECTED)),
+        pb::SetupErrorKind::WrongInitialPosition => no_square(no_color(SetupError::WrongInitialPosition)?),
+        pb::SetupErrorKind::BoardWronglyOriented => no_square(no_color(SetupError::BoardWronglyOriented)?),
+        pb::SetupErrorKind::ColoursReversed => no_square(no_color(SetupError::ColoursReversed)?),
+        pb::SetupErrorKind::KingMisplaced => {
+            let color = color.ok_or_else(|| {
+                Violation::new("color", "SETUP_ERROR_KIND_KING_MISPLACED needs the colour of the king")
+            })?;
+            no_square(SetupError::KingMisplaced { color })
+        }
+        pb::SetupErrorKind::RookMisplaced => {
+            if !square_given {
+                return Err(Violation::new(
+                    "square",
+                    "SETUP_ERROR_KIND_ROOK_MISPLACED needs the rook's start square, e.g. `h1`",
+                ));
+            }
+            no_color(SetupError::RookMisplaced { square: parse_square("square", square)? })
+        }
+    }
 }
 
 /// What is wrong with text shaped like a UCI move (letter, digit, letter,

@@ -289,6 +289,7 @@ mod tests {
             Event::SetupErrorFound { error: SetupError::KingMisplaced { color: B } },
             Event::SetupErrorFound { error: SetupError::RookMisplaced { square: sq("h1") } },
             Event::ServiceResumed { outage_ms: 4_321 },
+            Event::SimultaneousTouch { color: W, own: sq("g1"), opponent: sq("d5") },
         ]
     }
 

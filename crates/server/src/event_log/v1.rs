@@ -106,38 +106,115 @@ pub enum SetupError {
 /// A stored event (`event_json`).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 pub enum Event {
-    AnnounceAdjust { color: Color },
-    Touch { color: Color, square: Square, kind: TouchKind },
-    PromotionPieceTouched { color: Color, role: Role },
-    MakeMove { color: Color, mv: MoveInput },
-    CastlingKingReleased { color: Color, to: Square },
-    UsedTwoHands { color: Color },
-    PressClock { color: Color, other_hand: bool },
-    SubmitMove { color: Color, mv: MoveInput, premove: bool, lag_ms: i64 },
-    Disconnect { color: Color },
-    Reconnect { color: Color },
-    OfferDraw { color: Color },
-    AcceptDraw { color: Color },
-    DeclineDraw { color: Color },
-    ClaimDraw { color: Color, kind: ClaimKind, intended: Option<MoveInput> },
-    Resign { color: Color },
-    ClaimIllegalMove { color: Color },
-    PlayerArrived { color: Color },
-    RequestIncrement { color: Color },
-    ClaimNoWinningAttempt { color: Color },
+    AnnounceAdjust {
+        color: Color,
+    },
+    Touch {
+        color: Color,
+        square: Square,
+        kind: TouchKind,
+    },
+    PromotionPieceTouched {
+        color: Color,
+        role: Role,
+    },
+    MakeMove {
+        color: Color,
+        mv: MoveInput,
+    },
+    CastlingKingReleased {
+        color: Color,
+        to: Square,
+    },
+    UsedTwoHands {
+        color: Color,
+    },
+    PressClock {
+        color: Color,
+        other_hand: bool,
+    },
+    SubmitMove {
+        color: Color,
+        mv: MoveInput,
+        premove: bool,
+        lag_ms: i64,
+    },
+    Disconnect {
+        color: Color,
+    },
+    Reconnect {
+        color: Color,
+    },
+    OfferDraw {
+        color: Color,
+    },
+    AcceptDraw {
+        color: Color,
+    },
+    DeclineDraw {
+        color: Color,
+    },
+    ClaimDraw {
+        color: Color,
+        kind: ClaimKind,
+        intended: Option<MoveInput>,
+    },
+    Resign {
+        color: Color,
+    },
+    ClaimIllegalMove {
+        color: Color,
+    },
+    PlayerArrived {
+        color: Color,
+    },
+    RequestIncrement {
+        color: Color,
+    },
+    ClaimNoWinningAttempt {
+        color: Color,
+    },
     Tick,
     Start,
     PauseClocks,
     ResumeClocks,
-    AdjustClock { color: Color, delta_ms: i64 },
-    SetClock { color: Color, remaining_ms: i64 },
-    Penalty { color: Color, kind: PenaltyKind },
-    ReinstatePosition { ply: usize },
-    DeclareResult { result: DeclaredResult },
-    DeviceFound { color: Color },
-    AnswerQuestion { id: u32, answer: Answer },
-    SetupErrorFound { error: SetupError },
-    ServiceResumed { outage_ms: i64 },
+    AdjustClock {
+        color: Color,
+        delta_ms: i64,
+    },
+    SetClock {
+        color: Color,
+        remaining_ms: i64,
+    },
+    Penalty {
+        color: Color,
+        kind: PenaltyKind,
+    },
+    ReinstatePosition {
+        ply: usize,
+    },
+    DeclareResult {
+        result: DeclaredResult,
+    },
+    DeviceFound {
+        color: Color,
+    },
+    AnswerQuestion {
+        id: u32,
+        answer: Answer,
+    },
+    SetupErrorFound {
+        error: SetupError,
+    },
+    ServiceResumed {
+        outage_ms: i64,
+    },
+    /// Added after the first release (additive: older rows never hold it).
+    SimultaneousTouch {
+        color: Color,
+        own: Square,
+        opponent: Square,
+    },
 }
 
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
@@ -446,6 +523,9 @@ impl From<&le::Event> for Event {
             L::AnswerQuestion { id, answer } => Event::AnswerQuestion { id, answer: answer.into() },
             L::SetupErrorFound { error } => Event::SetupErrorFound { error: error.into() },
             L::ServiceResumed { outage_ms } => Event::ServiceResumed { outage_ms },
+            L::SimultaneousTouch { color, own, opponent } => {
+                Event::SimultaneousTouch { color: color.into(), own: own.into(), opponent: opponent.into() }
+            }
         }
     }
 }
@@ -775,6 +855,11 @@ impl TryFrom<Event> for le::Event {
             Event::AnswerQuestion { id, answer } => L::AnswerQuestion { id, answer: answer.into() },
             Event::SetupErrorFound { error } => L::SetupErrorFound { error: error.try_into()? },
             Event::ServiceResumed { outage_ms } => L::ServiceResumed { outage_ms },
+            Event::SimultaneousTouch { color, own, opponent } => L::SimultaneousTouch {
+                color: color.into(),
+                own: own.try_into()?,
+                opponent: opponent.try_into()?,
+            },
         })
     }
 }

@@ -155,6 +155,10 @@ pub fn event(e: &Event) -> Description {
             "TOUCH",
             facts.color("color", *color).square("square", *square).text("kind", touch_kind_name(*kind)),
         ),
+        Event::SimultaneousTouch { color, own, opponent } => (
+            "SIMULTANEOUS_TOUCH",
+            facts.color("color", *color).square("own", *own).square("opponent", *opponent),
+        ),
         Event::PromotionPieceTouched { color, role } => {
             ("PROMOTION_PIECE_TOUCHED", facts.color("color", *color).text("role", role_name(*role)))
         }
@@ -620,6 +624,11 @@ fn event_summary(e: &Event) -> String {
             TouchKind::Adjust => format!("{} adjusts the piece on {square}", side(*color)),
             TouchKind::Accidental => format!("{} touches the piece on {square} accidentally", side(*color)),
         },
+        Event::SimultaneousTouch { color, own, opponent } => format!(
+            "{} touches the piece on {own} and the opponent's piece on {opponent} at the same time \
+             (4.3.3: the own piece counts as touched first)",
+            side(*color)
+        ),
         Event::PromotionPieceTouched { color, role } => {
             format!("{} places a {} on the promotion square", side(*color), role_name(*role))
         }

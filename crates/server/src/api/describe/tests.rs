@@ -145,6 +145,7 @@ fn events() -> Vec<Event> {
         Event::Touch { color: White, square: sq("e2"), kind: TouchKind::Intent },
         Event::Touch { color: Black, square: sq("g8"), kind: TouchKind::Adjust },
         Event::Touch { color: White, square: sq("a1"), kind: TouchKind::Accidental },
+        Event::SimultaneousTouch { color: White, own: sq("g1"), opponent: sq("d5") },
         Event::MakeMove { color: White, mv: mv("e2", "e4", None, false) },
         Event::MakeMove { color: Black, mv: mv("b2", "a1", Some(Role::Knight), false) },
         Event::MakeMove { color: White, mv: mv("e1", "g1", None, true) },
@@ -318,6 +319,7 @@ const EVENT_SUMMARIES: &[&str] = &[
     "White touches the piece on e2",
     "Black adjusts the piece on g8",
     "White touches the piece on a1 accidentally",
+    "White touches the piece on g1 and the opponent's piece on d5 at the same time (4.3.3: the own piece counts as touched first)",
     "White moves e2e4",
     "Black moves b2a1n",
     "White moves e1g1 (castling)",
@@ -572,7 +574,7 @@ fn decision_variant(d: &Decision) -> usize {
     }
 }
 
-const EVENT_VARIANTS: usize = 32;
+const EVENT_VARIANTS: usize = 33;
 fn event_variant(e: &Event) -> usize {
     match e {
         Event::AnnounceAdjust { .. } => 0,
@@ -607,6 +609,7 @@ fn event_variant(e: &Event) -> usize {
         Event::AnswerQuestion { .. } => 29,
         Event::SetupErrorFound { .. } => 30,
         Event::ServiceResumed { .. } => 31,
+        Event::SimultaneousTouch { .. } => 32,
     }
 }
 
