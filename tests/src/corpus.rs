@@ -565,7 +565,7 @@ pub async fn play(server: TestServer) -> Session {
     s.mv(id, B, "e8g8").await;
     let req = pb::ReportTwoHandsRequest { name: name(id), color: B, ..Default::default() };
     call!(s, "ReportTwoHands otb-castling-promotion black", "ReportTwoHandsResponse", report_two_hands, req);
-    s.press(id, B).await; // 7.5.4: an illegal move; the king must move
+    s.press(id, B).await; // 7.5.4: an illegal move; the replacement is O-O (DEC-20)
     let allowed = s.get(id).await.and_then(|g| g.obligation).map(|o| o.allowed_moves).unwrap_or_default();
     let mut allowed = allowed;
     allowed.sort();
