@@ -731,9 +731,8 @@ impl TimeControl {
     /// Show [`ACCEPTED_FORMS`] with it.
     pub fn parse_text(text: &str) -> Result<TimeControl, TimeControlError> {
         let text = text.trim();
-        let prefix = PGN_PREFIX.len();
-        if text.len() >= prefix && text.as_bytes()[..prefix].eq_ignore_ascii_case(PGN_PREFIX.as_bytes()) {
-            return TimeControl::from_pgn(text[prefix..].trim());
+        if let Some(pgn) = strip_pgn_prefix(text) {
+            return TimeControl::from_pgn(pgn);
         }
         TimeControl::parse_human(text).map_err(|human_error| {
             if TimeControlTag::parse(text).is_ok() {
@@ -785,6 +784,20 @@ impl TimeControl {
 
 /// The mark of the PGN form in a text that takes either form.
 pub const PGN_PREFIX: &str = "pgn:";
+
+/// The text after a leading [`PGN_PREFIX`] (any case, spaces around it
+/// ignored), or `None` when `text` does not start with it.
+#[must_use]
+pub fn strip_pgn_prefix(text: &str) -> Option<&str> {
+    let text = text.trim_start();
+    let n = PGN_PREFIX.len();
+    // Comparing bytes first: when they match, `n` is a character boundary.
+    if text.len() >= n && text.as_bytes()[..n].eq_ignore_ascii_case(PGN_PREFIX.as_bytes()) {
+        Some(text[n..].trim())
+    } else {
+        None
+    }
+}
 
 /// The accepted forms, for error messages.
 pub const ACCEPTED_FORMS: &str = "accepted forms: minutes+seconds `5+3` or `5|3`, other units when \

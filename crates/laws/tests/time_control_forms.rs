@@ -226,3 +226,35 @@ fn dec_18_every_exported_tag_is_standard_pgn() {
         assert!(TimeControlTag::parse(&tc.to_standard_pgn()).is_ok(), "{given}");
     }
 }
+
+#[test]
+fn text_that_is_not_ascii_gives_errors_not_panics() {
+    for t in ["abcé", "pgné", "é", "5+3é", "pgn:é", "White é; Black 5", "1h30é", "５+３"] {
+        assert!(TimeControl::parse_text(t).is_err(), "{t}");
+    }
+    assert_eq!(arbiter_laws::time_control::strip_pgn_prefix(" PGN: 300+3 "), Some("300+3"));
+    assert_eq!(arbiter_laws::time_control::strip_pgn_prefix("abcé"), None);
+}
+
+#[test]
+fn random_text_never_panics_and_what_is_read_reads_back() {
+    const PIECES: &[&str] = &[
+        "0", "1", "5", "40", "90", "180", "300", "+", "|", "/", ",", ";", ":", " ", "h", "m", "s", "ms", "'",
+        "\"", "d", "b", "@", "61", ".", "5", "pgn:", "White ", "Black ", "min", "sec", "é", "-", "*", "?",
+    ];
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        usize::try_from(state % n as u64).unwrap()
+    };
+    for _ in 0..20_000 {
+        let len = 1 + next(8);
+        let t: String = (0..len).map(|_| PIECES[next(PIECES.len())]).collect();
+        if let Ok(tc) = TimeControl::parse_text(&t) {
+            assert_eq!(TimeControl::parse_text(&tc.to_human()).as_ref(), Ok(&tc), "{t:?}");
+            assert_eq!(TimeControl::from_pgn(&tc.to_pgn()).as_ref(), Ok(&tc), "{t:?}");
+        }
+    }
+}
