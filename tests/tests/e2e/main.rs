@@ -10,6 +10,7 @@ mod otb;
 mod restart;
 mod smoke;
 mod snapshots;
+mod time_controls;
 mod tls;
 mod upgrade;
 mod watch;
