@@ -59,6 +59,10 @@ fn is_standard_pgn_tag(tag: &str) -> bool {
     tag == "?" || tag == "-" || tag.split(':').all(descriptor)
 }
 
+/// A request, the PGN form the game shows, White's and Black's clocks, the
+/// exported `TimeControl` tag and its `ArbiterTimeControl` tag.
+type Case = (pb::Regulations, &'static str, i64, i64, &'static str, Option<&'static str>);
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_form_creates_the_clocks_it_says_and_exports_standard_pgn() {
     let server = TestServer::start().await;
@@ -85,7 +89,7 @@ async fn every_form_creates_the_clocks_it_says_and_exports_standard_pgn() {
     };
     // (request, the PGN form the game shows, White's and Black's clocks,
     // the exported TimeControl tag, its ArbiterTimeControl tag)
-    let cases: Vec<(pb::Regulations, &str, i64, i64, &str, Option<&str>)> = vec![
+    let cases: Vec<Case> = vec![
         (text("5+3"), "300+3", 5 * M, 5 * M, "300+3", None),
         // `5|3` is 5+3 for both players (it was White 5', Black 3').
         (text("5|3"), "300+3", 5 * M, 5 * M, "300+3", None),
