@@ -320,7 +320,7 @@ impl TimeControlArg {
     }
 }
 
-/// A time control: the human form, or the PGN form marked `pgn:` (DEC-18).
+/// A time control: the human form, or the PGN form marked `pgn:` (DEC-26).
 pub fn time_control_arg(text: &str) -> Result<TimeControlArg, String> {
     use arbiter_laws::time_control::{ACCEPTED_FORMS, TimeControl, strip_pgn_prefix};
     TimeControl::parse_text(text).map_err(|e| format!("{e}; {ACCEPTED_FORMS}"))?;

@@ -130,7 +130,7 @@
 //! (`pgn:40/5400+30:1800+30`, `pgn:300+3`); anything else is the human form.
 //! A digit string is never read in seconds because its numbers are large.
 //!
-//! ## The exported `TimeControl` tag ([`TimeControl::to_standard_pgn`], DEC-18)
+//! ## The exported `TimeControl` tag ([`TimeControl::to_standard_pgn`], DEC-26)
 //!
 //! The extensions above (`d`, `b`, `@`, `|`, fractions of a second) are not
 //! PGN. An exported tag uses the standard's descriptors only (`moves/seconds`,
@@ -747,7 +747,7 @@ impl TimeControl {
     /// whole seconds, `moves/seconds`, `seconds`, `seconds+increment`, `:`
     /// between periods, or `?` when White and Black have different controls.
     /// What the standard cannot express (delays, an increment from a later
-    /// move, fractions of a second) is left out (DEC-18); see
+    /// move, fractions of a second) is left out (DEC-26); see
     /// [`TimeControl::standard_pgn_is_exact`].
     #[must_use]
     pub fn to_standard_pgn(&self) -> String {

@@ -1,7 +1,7 @@
 //! Time controls that cannot be misread: the human form always reads a bare
 //! base in minutes and a bare bonus in seconds, the PGN form is read only
 //! when marked `pgn:`, and the exported `TimeControl` tag is always PGN as
-//! the standard (9.6.1) defines it (DEC-18).
+//! the standard (9.6.1) defines it (DEC-26).
 
 use arbiter_chess::Color::{Black, White};
 use arbiter_laws::time_control::{
@@ -189,7 +189,7 @@ fn the_grammar_check_itself_rejects_the_extensions() {
 }
 
 #[test]
-fn dec_18_every_exported_tag_is_standard_pgn() {
+fn dec_26_every_exported_tag_is_standard_pgn() {
     for (given, tag, exact) in [
         ("1+0", "60+0", true),
         ("5+3", "300+3", true),

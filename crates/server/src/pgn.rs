@@ -22,7 +22,7 @@ use crate::view::LoggedEvent;
 pub fn export(game: &pb::Game, events: &[EventRow]) -> Result<String, ApiError> {
     let regs = game.regulations.clone().unwrap_or_default();
     // A response's `time_control` is the service's PGN form; the tag is
-    // standard PGN (DEC-18), with what the standard cannot say (a delay, an
+    // standard PGN (DEC-26), with what the standard cannot say (a delay, an
     // increment from a later move, different controls per colour, fractions
     // of a second) in an `ArbiterTimeControl` tag in the service's form.
     let (time_control_tag, exact_time_control) = if regs.time_control.is_empty() {

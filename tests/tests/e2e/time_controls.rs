@@ -2,7 +2,7 @@
 //! `CreateGame` (the text of `time_control`, `time_control_human`,
 //! `time_control_pgn`, `time_control_periods`) with the clocks it gives, the
 //! forms that are refused with the accepted forms, and the PGN tag of every
-//! export (DEC-18).
+//! export (DEC-26).
 
 use arbiter_e2e::{Client, TestServer, clocks, expect_bad_field, new_game, regulations, v1 as pb};
 
