@@ -610,7 +610,7 @@ pub async fn play(server: TestServer) -> Session {
 
     // --- Arbiter actions (6.10, 6.11, 7.1, 12.9, 11.3) ------------------
     let id = "otb-arbiter";
-    s.create(game(id, regs("40/5400+30:1800+30", Mode::OverTheBoard), true)).await;
+    s.create(game(id, regs("40/90+30, 30+30", Mode::OverTheBoard), true)).await;
     s.otb(id, 0, &["d2d4", "d7d5"]).await;
     s.pause(id).await;
     s.mv(id, W, "c2c4").await; // paused

@@ -244,6 +244,9 @@ pub enum GameCommand {
     #[command(
         after_help = "Examples:\n  arbiter game create --white Carlsen --black Caruana --time-control 90+30\n  \
                             arbiter game create --white A --black B --time-control 3+2 --mode online --start\n  \
+                            arbiter game create --white A --black B --tc \"5|3\"   (5 minutes + 3 seconds)\n  \
+                            arbiter game create --white A --black B --tc 1h30+30s\n  \
+                            arbiter game create --white A --black B --tc pgn:40/5400+30:1800+30\n  \
                             arbiter game create --white A --black B --time-control \"40/90m+30s, 30m+30s\" \\\n      \
                             --event \"Club Open\" --round 3 --id r3-b1\n  \
                             arbiter game create --white A --black B --time-control 15+10 --chess960 \\\n      \
@@ -318,6 +321,39 @@ pub enum FenCommand {
                             arbiter fen show 8/8/8/8/8/5k2/8/5K1q w - - 0 1 --ascii"
     )]
     Show(FenShowArgs),
+}
+
+/// A `--time-control` value, already read as the service reads it, and
+/// which form it is in (so the request names the form: an older server
+/// refuses it rather than misreading it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TimeControlArg {
+    /// The human form: `5+3`, `5|3`, `90s+0`, `1h30+30s`...
+    Human(String),
+    /// The PGN form, given as `pgn:300+3` (the prefix removed).
+    Pgn(String),
+}
+
+impl TimeControlArg {
+    /// The request field.
+    pub fn to_proto(&self) -> pb::regulations::TimeControlForm {
+        use pb::regulations::TimeControlForm as Form;
+        match self {
+            TimeControlArg::Human(t) => Form::TimeControlHuman(t.clone()),
+            TimeControlArg::Pgn(t) => Form::TimeControlPgn(t.clone()),
+        }
+    }
+}
+
+/// A time control: the human form, or the PGN form marked `pgn:` (DEC-26).
+pub fn time_control_arg(text: &str) -> Result<TimeControlArg, String> {
+    use arbiter_laws::time_control::{ACCEPTED_FORMS, TimeControl, strip_pgn_prefix};
+    TimeControl::parse_text(text).map_err(|e| format!("{e}; {ACCEPTED_FORMS}"))?;
+    let text = text.trim();
+    Ok(match strip_pgn_prefix(text) {
+        Some(pgn) => TimeControlArg::Pgn(pgn.to_owned()),
+        None => TimeControlArg::Human(text.to_owned()),
+    })
 }
 
 /// A game, `abc` or `games/abc`.
@@ -707,9 +743,12 @@ pub struct CreateArgs {
     /// Black's FIDE id.
     #[arg(long, value_name = "ID")]
     pub black_fide_id: Option<String>,
-    /// The time control: `90+30`, `5400+30`, `40/90m+30s, 30m+30s`, `5400b10`...
-    #[arg(long, visible_alias = "tc", value_name = "TC")]
-    pub time_control: String,
+    /// The time control, base in minutes and increment in seconds whatever the numbers: `5+3` or
+    /// `5|3`, `90+30`; other units when written: `90s+0`, `1h30+30s`; periods `40/90+30, 30+30`;
+    /// delays `5 d3` (simple), `5 b3` (Bronstein); `White 5+2@61; Black 4+2@61`; the PGN form in
+    /// seconds only with `pgn:` (`pgn:40/5400+30:1800+30`).
+    #[arg(long, visible_alias = "tc", value_name = "TC", value_parser = time_control_arg)]
+    pub time_control: TimeControlArg,
     /// How moves reach the service.
     #[arg(long, value_enum, default_value = "otb")]
     pub mode: ModeArg,
@@ -925,6 +964,50 @@ mod tests {
         assert_eq!(words, expected);
         assert!(table.contains("\n  2  invalid argument or not found (INVALID_ARGUMENT,"), "{table}");
         assert!(table.contains("\n     a file that cannot be read, a bad FEN)\n"), "{table}");
+    }
+
+    fn create_tc(tc: &str) -> Result<TimeControlArg, clap::Error> {
+        let cli =
+            Cli::try_parse_from(["arbiter", "game", "create", "--white", "A", "--black", "B", "--tc", tc])?;
+        match cli.command {
+            Command::Game(GameCommand::Create(a)) => Ok(a.time_control),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn time_controls_are_read_as_the_service_reads_them() {
+        use pb::regulations::TimeControlForm as Form;
+        for text in [
+            "5+3",
+            "5|3",
+            "180+2",
+            "90s+0",
+            "1h30+30s",
+            "40/90+30, 30+30",
+            "5 d3",
+            "White 5+2@61; Black 4+2@61",
+        ] {
+            let arg = create_tc(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(arg, TimeControlArg::Human(text.to_owned()));
+            assert_eq!(arg.to_proto(), Form::TimeControlHuman(text.to_owned()));
+        }
+        for (text, pgn) in [("pgn:300+3", "300+3"), ("PGN: 40/5400+30:1800+30", "40/5400+30:1800+30")] {
+            let arg = create_tc(text).unwrap();
+            assert_eq!(arg, TimeControlArg::Pgn(pgn.to_owned()));
+            assert_eq!(arg.to_proto(), Form::TimeControlPgn(pgn.to_owned()));
+        }
+        // Refused before any request, with the accepted forms.
+        for (text, problem) in [
+            ("40/5400+30:1800+30", "pgn:40/5400+30:1800+30"),
+            ("5m | 4m", "counted in seconds"),
+            ("blitz", "expected a number"),
+            ("pgn:5m", "unexpected 'm'"),
+        ] {
+            let e = create_tc(text).unwrap_err().to_string();
+            assert!(e.contains(problem), "{text}: {e}");
+            assert!(e.contains("accepted forms"), "{e}");
+        }
     }
 
     #[test]

@@ -63,7 +63,7 @@ async fn create(global: &GlobalArgs, a: &CreateArgs) -> anyhow::Result<u8> {
         }),
         regulations: Some(pb::Regulations {
             mode: mode as i32,
-            time_control: a.time_control.clone(),
+            time_control: String::new(),
             category: category as i32,
             regime: regime as i32,
             penalty_ms: a.penalty,
@@ -81,6 +81,7 @@ async fn create(global: &GlobalArgs, a: &CreateArgs) -> anyhow::Result<u8> {
             max_lag_compensation_ms: a.max_lag.unwrap_or(0),
             reconnect_window_ms: a.reconnect_window,
             entered_after_the_fact: a.entered_after_the_fact,
+            time_control_form: Some(a.time_control.to_proto()),
         }),
         start: a.start,
         ..Default::default()

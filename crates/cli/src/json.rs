@@ -49,6 +49,9 @@ pub fn regulations(r: Option<&pb::Regulations>) -> Value {
     json!({
         "mode": opt(render::mode(r.mode)),
         "time_control": r.time_control,
+        "time_control_human": arbiter_laws::time_control::TimeControl::from_pgn(&r.time_control)
+            .map(|tc| tc.to_human())
+            .ok(),
         "category": opt(render::category(r.category)),
         "regime": opt(render::regime(r.regime)),
         "penalty_ms": r.penalty_ms,

@@ -333,13 +333,24 @@ pub fn state_line(g: &pb::Game) -> String {
     format!("{}, {} to move (move {number})", words(&status), color(g.side_to_move))
 }
 
-/// The regulations on one line: `OVER_THE_BOARD 90+30 (STANDARD)`.
+/// A response's time control (the PGN form, in seconds) as people read it,
+/// with the PGN form to give it again: `90m+30s (pgn:5400+30)`.
+pub fn time_control_text(pgn: &str) -> String {
+    use arbiter_laws::time_control::TimeControl;
+    match TimeControl::from_pgn(pgn) {
+        _ if pgn.is_empty() => "-".to_owned(),
+        Ok(tc) => format!("{tc} (pgn:{pgn})"),
+        Err(_) => pgn.to_owned(),
+    }
+}
+
+/// The regulations on one line: `Over the board · 90m+30s (pgn:5400+30) (Standard)`.
 pub fn regulations_line(g: &pb::Game) -> String {
     let Some(r) = &g.regulations else { return String::new() };
     let mut line = format!(
         "{} · {}",
         words(&mode(r.mode).unwrap_or_else(|| "OVER_THE_BOARD".into())),
-        if r.time_control.is_empty() { "-" } else { &r.time_control }
+        time_control_text(&r.time_control)
     );
     if let Some(c) = category(g.category) {
         let _ = write!(line, " ({})", words(&c));

@@ -204,6 +204,29 @@ fn usage_errors_are_exit_1_and_help_is_0() {
 }
 
 #[test]
+fn a_time_control_that_could_be_misread_is_a_usage_error() {
+    for (tc, problem) in [
+        ("40/5400+30:1800+30", "mark it as such: `pgn:40/5400+30:1800+30`"),
+        ("5m | 4m", "counted in seconds"),
+        ("5; 4", "White 5m+2s@61; Black 4m+2s@61"),
+        ("blitz", "expected a number"),
+    ] {
+        let o = arbiter(&["game", "create", "--white", "A", "--black", "B", "--tc", tc]);
+        assert_eq!(o.status.code(), Some(1), "{tc}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.contains(problem), "{tc}: {err}");
+        assert!(err.contains("accepted forms: minutes+seconds `5+3` or `5|3`"), "{err}");
+    }
+    // An accepted form gets as far as the server (here: none listening).
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://127.0.0.1:{port}");
+    for tc in ["5|3", "pgn:300+3", "1h30+30s"] {
+        let o = arbiter(&["--url", &url, "game", "create", "--white", "A", "--black", "B", "--tc", tc]);
+        assert_eq!(o.status.code(), Some(5), "{tc}: {}", stderr(&o));
+    }
+}
+
+#[test]
 fn unreachable_server_is_exit_5() {
     // A port nothing listens on: bind one, then free it.
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();

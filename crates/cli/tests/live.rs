@@ -406,3 +406,52 @@ async fn game_watch_in_tmux() {
     wait_for_screen(&session, &["1-0"]).await;
     server.stop().await;
 }
+
+/// `--time-control` as a user writes it reaches the service with the same
+/// meaning: minutes + seconds whatever the numbers, the PGN form only with
+/// `pgn:`; the game shows the clocks that says, and `game show` both forms.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn time_controls_are_created_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(&database(&dir)).await;
+    let url = server.url();
+    for (i, (tc, shown, human, white_ms, black_ms)) in [
+        ("5|3", "300+3", "5m+3s", 300_000, 300_000),
+        ("180+2", "10800+2", "180m+2s", 10_800_000, 10_800_000),
+        ("90s+0", "90+0", "90s+0s", 90_000, 90_000),
+        ("1h30+30s", "5400+30", "90m+30s", 5_400_000, 5_400_000),
+        ("pgn:40/5400+30:1800+30", "40/5400+30:1800+30", "40/90m+30s, 30m+30s", 5_400_000, 5_400_000),
+        (
+            "White 5+2@61; Black 4+2@61",
+            "300+2@61|240+2@61",
+            "White 5m+2s@61; Black 4m+2s@61",
+            300_000,
+            240_000,
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let id = format!("tc-{i}");
+        let args: Vec<String> =
+            ["--json", "game", "create", "--white", "A", "--black", "B", "--id", &id, "--tc", tc]
+                .map(String::from)
+                .to_vec();
+        let u = url.clone();
+        let o = tokio::task::spawn_blocking(move || {
+            cli(&u, ARBITER_TOKEN, &args.iter().map(String::as_str).collect::<Vec<_>>())
+        })
+        .await
+        .unwrap();
+        let doc: serde_json::Value = serde_json::from_str(&ok(&o)).expect("one JSON document");
+        assert_eq!(doc["game"]["regulations"]["time_control"], shown, "{tc}");
+        assert_eq!(doc["game"]["regulations"]["time_control_human"], human, "{tc}");
+        assert_eq!(doc["game"]["clocks"]["white_remaining_ms"], white_ms, "{tc}");
+        assert_eq!(doc["game"]["clocks"]["black_remaining_ms"], black_ms, "{tc}");
+        let u = url.clone();
+        let o =
+            tokio::task::spawn_blocking(move || cli(&u, VIEWER_TOKEN, &["game", "show", &id])).await.unwrap();
+        let text = ok(&o);
+        assert!(text.contains(&format!("{human} (pgn:{shown})")), "{tc}: {text}");
+    }
+}

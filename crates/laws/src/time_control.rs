@@ -86,20 +86,62 @@
 //!
 //! ## Human form
 //!
+//! The form people write and FIDE, lichess and chess.com print: the base
+//! time in **minutes**, the increment in **seconds**, whatever the numbers.
+//! `5+3` and `5|3` are both 5 minutes plus 3 seconds a move, `180+2` is three
+//! hours plus 2 seconds. Other units are used only when they are written.
+//!
 //! ```text
-//! control  = periods [ "|" periods ]                    ; White | Black
+//! text     = periods | "White" [":"] periods ";" "Black" [":"] periods
 //! periods  = period { "," period }
-//! period   = [ moves "/" ] amount [ unit ] [ bonus ]    ; base unit: minutes
-//! bonus    = ( "+" | "d" | "b" ) amount [ unit ] [ "@" move ]  ; unit: seconds
-//! unit     = "h" | "min" | "m" | "'" | "s" | "\"" | "ms"
-//! amount   = digits [ "." 1*6digit ]                    ; exact in milliseconds
+//! period   = [ moves "/" ] base [ bonus ]
+//! base     = amount [ unit ] { amount unit }    ; bare: minutes; see below
+//! bonus    = ( "+" | "|" | "d" | "b" ) amount [ sunit ] [ "@" move ]
+//! unit     = "h" | "hr" | "hour" | "hours"
+//!          | "m" | "min" | "mins" | "minute" | "minutes" | "'"
+//!          | sunit
+//! sunit    = "s" | "sec" | "secs" | "second" | "seconds" | "\"" | "''" | "ms"
+//! amount   = digits [ "." 1*6digit ]            ; exact in milliseconds
 //! ```
 //!
-//! Spaces are allowed between tokens. Examples: `90+30`, `3+2`,
-//! `40/90m+30s, 30m+30s`, `90m+30s`, `5m d3s`, `5m b3s`, `90'+30"`,
-//! `5m+2s@61 | 4m+2s@61`. The canonical output writes the base in minutes
-//! when it is a whole number of minutes (else seconds, else milliseconds) and
-//! the bonus in seconds (else milliseconds): `40/90m+30s, 30m+30s`.
+//! * `+` and `|` are a Fischer increment, `d` a simple (US) delay, `b` a
+//!   Bronstein delay; `@61` makes the bonus apply from move 61.
+//! * A bare base is minutes; a bare bonus is seconds. A bonus is written in
+//!   seconds or milliseconds only (`+1m` is refused: no control adds minutes
+//!   a move, and `5m | 4m` must not be read as a 4-minute increment).
+//! * A base may be compound, units going down: `1h30m`, `1h 30m`, `2m30s`.
+//!   A bare number after a unit is in the next smaller unit: `1h30` is 1 h
+//!   30 min, `2m30` is 2 min 30 s (after seconds a unit must be written).
+//! * Units are case-insensitive; spaces are allowed between tokens.
+//! * `White …; Black …` gives each colour its own periods (Armageddon:
+//!   `White 5+2@61; Black 4+2@61`).
+//!
+//! Examples: `5+3`, `5|3`, `90+30`, `90s+0`, `1h30+30s`, `90'+30"`,
+//! `90 min + 30 sec`, `40/90+30, 30+30`, `40/2h, 20/1h, 15m+30s`,
+//! `5 d3`, `5m b3s`, `White 5m+2s@61; Black 4m+2s@61`. The canonical
+//! output writes the base in minutes when it is a whole number of minutes
+//! (else seconds, else milliseconds) and the bonus in seconds (else
+//! milliseconds): `40/90m+30s, 30m+30s`.
+//!
+//! ## Text that says which form it is ([`TimeControl::parse_text`])
+//!
+//! Where one text field takes either form (the API's `time_control`, the
+//! CLI's `--tc`), the PGN form is accepted only when marked `pgn:`
+//! (`pgn:40/5400+30:1800+30`, `pgn:300+3`); anything else is the human form.
+//! A digit string is never read in seconds because its numbers are large.
+//!
+//! ## The exported `TimeControl` tag ([`TimeControl::to_standard_pgn`], DEC-26)
+//!
+//! The extensions above (`d`, `b`, `@`, `|`, fractions of a second) are not
+//! PGN. An exported tag uses the standard's descriptors only (`moves/seconds`,
+//! `seconds`, `seconds+increment` with whole seconds, `:` between periods,
+//! and `40/5400+30` as everyone writes the FIDE control). What PGN cannot say
+//! is left out: a delay (a delay never puts more than the base on the clock,
+//! so the base alone is a true bound), an increment that begins after move 1,
+//! and fractions of a second (rounded down); when White and Black differ the
+//! tag is `?`. [`TimeControl::standard_pgn_is_exact`] says whether anything
+//! was left out; the service then adds the exact form in an `ArbiterTimeControl`
+//! tag.
 
 use std::fmt;
 
@@ -327,6 +369,39 @@ pub enum TimeControlError {
     /// More than two colour parts separated by `|`.
     #[error("at most two colour parts (White | Black) are allowed")]
     TooManyColours,
+    /// A bonus written in minutes or hours (human form).
+    #[error(
+        "an increment or delay is counted in seconds (`+30`, `+30s`, `+500ms`), not in minutes or hours (byte {at})"
+    )]
+    BonusUnit {
+        /// Byte offset of the unit.
+        at: usize,
+    },
+    /// The parts of a compound time are not in decreasing units, or a bare
+    /// number follows seconds (human form).
+    #[error(
+        "a compound time goes down from hours to minutes to seconds, e.g. `1h30m` or `2m30s` (byte {at})"
+    )]
+    UnitOrder {
+        /// Byte offset of the offending part.
+        at: usize,
+    },
+    /// Different controls per colour without the `White …; Black …` labels,
+    /// or with them misplaced (human form).
+    #[error(
+        "different controls for White and Black are written `White 5m+2s@61; Black 4m+2s@61` (byte {at})"
+    )]
+    ColourLabels {
+        /// Byte offset of the problem.
+        at: usize,
+    },
+    /// The PGN form given where the human form is read, without the `pgn:`
+    /// mark.
+    #[error("`{text}` is the PGN form (seconds); mark it as such: `pgn:{text}`")]
+    UnmarkedPgn {
+        /// The text given.
+        text: String,
+    },
     /// `?`, `-` or a sandclock where a playable time control is required.
     #[error("{tag:?} is not a time control a game can be played with")]
     NotPlayable {
@@ -630,14 +705,105 @@ impl TimeControl {
     #[must_use]
     pub fn to_human(&self) -> String {
         let mut out = String::new();
-        write_human_periods(&mut out, &self.white);
         if let Some(black) = &self.black {
-            out.push_str(" | ");
+            out.push_str("White ");
+            write_human_periods(&mut out, &self.white);
+            out.push_str("; Black ");
             write_human_periods(&mut out, black);
+        } else {
+            write_human_periods(&mut out, &self.white);
         }
         out
     }
 }
+
+impl TimeControl {
+    /// Reads a text that is either the human form or the PGN form marked
+    /// with [`PGN_PREFIX`] (`pgn:300+3`); see the module docs. A text that
+    /// only the PGN grammar reads but is not marked is refused with
+    /// [`TimeControlError::UnmarkedPgn`]; nothing is ever read in seconds
+    /// because its numbers are large.
+    ///
+    /// # Errors
+    ///
+    /// Any error of [`TimeControl::from_pgn`] (marked text) or
+    /// [`TimeControl::parse_human`], or [`TimeControlError::UnmarkedPgn`].
+    /// Show [`ACCEPTED_FORMS`] with it.
+    pub fn parse_text(text: &str) -> Result<TimeControl, TimeControlError> {
+        let text = text.trim();
+        if let Some(pgn) = strip_pgn_prefix(text) {
+            return TimeControl::from_pgn(pgn);
+        }
+        TimeControl::parse_human(text).map_err(|human_error| {
+            if TimeControlTag::parse(text).is_ok() {
+                TimeControlError::UnmarkedPgn { text: text.to_owned() }
+            } else {
+                human_error
+            }
+        })
+    }
+
+    /// The `TimeControl` tag value as the PGN standard (9.6.1) defines it:
+    /// whole seconds, `moves/seconds`, `seconds`, `seconds+increment`, `:`
+    /// between periods, or `?` when White and Black have different controls.
+    /// What the standard cannot express (delays, an increment from a later
+    /// move, fractions of a second) is left out (DEC-26); see
+    /// [`TimeControl::standard_pgn_is_exact`].
+    #[must_use]
+    pub fn to_standard_pgn(&self) -> String {
+        use fmt::Write as _;
+        if self.black.is_some() {
+            return "?".to_owned();
+        }
+        let mut out = String::new();
+        for (i, p) in self.white.iter().enumerate() {
+            if i > 0 {
+                out.push(':');
+            }
+            if let Some(m) = p.moves {
+                let _ = write!(out, "{m}/");
+            }
+            let _ = write!(out, "{}", p.base_ms / SECOND_MS);
+            if let Some(b) = p.bonus
+                && b.kind == BonusKind::Increment
+                && b.from_move == 1
+            {
+                let _ = write!(out, "+{}", b.ms / SECOND_MS);
+            }
+        }
+        out
+    }
+
+    /// Whether [`TimeControl::to_standard_pgn`] says all there is to say,
+    /// i.e. is the same as the service's own form [`TimeControl::to_pgn`].
+    #[must_use]
+    pub fn standard_pgn_is_exact(&self) -> bool {
+        self.to_standard_pgn() == self.to_pgn()
+    }
+}
+
+/// The mark of the PGN form in a text that takes either form.
+pub const PGN_PREFIX: &str = "pgn:";
+
+/// The text after a leading [`PGN_PREFIX`] (any case, spaces around it
+/// ignored), or `None` when `text` does not start with it.
+#[must_use]
+pub fn strip_pgn_prefix(text: &str) -> Option<&str> {
+    let text = text.trim_start();
+    let n = PGN_PREFIX.len();
+    // Comparing bytes first: when they match, `n` is a character boundary.
+    if text.len() >= n && text.as_bytes()[..n].eq_ignore_ascii_case(PGN_PREFIX.as_bytes()) {
+        Some(text[n..].trim())
+    } else {
+        None
+    }
+}
+
+/// The accepted forms, for error messages.
+pub const ACCEPTED_FORMS: &str = "accepted forms: minutes+seconds `5+3` or `5|3`, other units when \
+written `90s+0`, `1h30+30s`, `90'+30\"`; periods `40/90+30, 30+30`; a simple or Bronstein delay \
+`5 d3`, `5 b3`; per colour `White 5+2@61; Black 4+2@61`; or the PGN form in seconds after the prefix pgn: \
+(`pgn:300+3`, `pgn:40/5400+30:1800+30`)";
 
 impl fmt::Display for TimeControl {
     /// The human form.
@@ -782,10 +948,6 @@ impl<'a> Cursor<'a> {
         self.bytes.get(self.pos).copied()
     }
 
-    fn rest_starts_with(&self, s: &str) -> bool {
-        self.bytes[self.pos..].starts_with(s.as_bytes())
-    }
-
     fn skip_spaces(&mut self) {
         while matches!(self.peek(), Some(b' ' | b'\t')) {
             self.pos += 1;
@@ -861,26 +1023,70 @@ impl<'a> Cursor<'a> {
         u32::try_from(int).map_err(|_| TimeControlError::BadNumber { at: start })
     }
 
-    /// Reads an optional human unit, returning its length in milliseconds.
-    fn unit(&mut self) -> Option<i64> {
-        // Longer spellings first, so that "ms" is not read as "m" + "s".
-        for (name, ms) in [
-            ("min", MINUTE_MS),
-            ("ms", 1),
-            ("h", 3_600_000),
-            ("m", MINUTE_MS),
-            ("'", MINUTE_MS),
-            ("s", SECOND_MS),
-            ("\"", SECOND_MS),
-        ] {
-            if self.rest_starts_with(name) {
+    /// Reads an optional human unit (ASCII case-insensitive).
+    fn unit(&mut self) -> Option<Unit> {
+        let rest = &self.bytes[self.pos..];
+        for &(name, unit) in HUMAN_UNITS {
+            if rest.len() >= name.len() && rest[..name.len()].eq_ignore_ascii_case(name.as_bytes()) {
                 self.pos += name.len();
-                return Some(ms);
+                return Some(unit);
             }
         }
         None
     }
 }
+
+/// A unit of the human form, from the smallest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Unit {
+    Millisecond,
+    Second,
+    Minute,
+    Hour,
+}
+
+impl Unit {
+    const fn ms(self) -> i64 {
+        match self {
+            Unit::Millisecond => 1,
+            Unit::Second => SECOND_MS,
+            Unit::Minute => MINUTE_MS,
+            Unit::Hour => 60 * MINUTE_MS,
+        }
+    }
+
+    /// The unit of a bare number written after this one (`1h30`, `2m30`).
+    const fn next_smaller(self) -> Option<Unit> {
+        match self {
+            Unit::Hour => Some(Unit::Minute),
+            Unit::Minute => Some(Unit::Second),
+            Unit::Second | Unit::Millisecond => None,
+        }
+    }
+}
+
+/// The spellings of the human units, longest first so that `ms` is not read
+/// as `m` and `minutes` not as `min`.
+const HUMAN_UNITS: &[(&str, Unit)] = &[
+    ("minutes", Unit::Minute),
+    ("seconds", Unit::Second),
+    ("minute", Unit::Minute),
+    ("second", Unit::Second),
+    ("hours", Unit::Hour),
+    ("hour", Unit::Hour),
+    ("mins", Unit::Minute),
+    ("secs", Unit::Second),
+    ("min", Unit::Minute),
+    ("sec", Unit::Second),
+    ("hr", Unit::Hour),
+    ("ms", Unit::Millisecond),
+    ("''", Unit::Second),
+    ("h", Unit::Hour),
+    ("m", Unit::Minute),
+    ("'", Unit::Minute),
+    ("s", Unit::Second),
+    ("\"", Unit::Second),
+];
 
 /// Exact conversion of `int.frac` (with `digits` fraction digits) units of
 /// `unit_ms` to milliseconds, or `None` if it overflows, exceeds every limit
@@ -897,23 +1103,53 @@ fn to_ms(int: u64, frac: u64, digits: u32, unit_ms: i64) -> Option<i64> {
     i64::try_from(total).ok()
 }
 
-/// Reads the amount of a number of `default_unit` (PGN: always seconds with
-/// at most 3 decimals; human: an optional unit follows).
-fn read_time(cur: &mut Cursor<'_>, syntax: Syntax, default_unit: i64) -> Result<i64, TimeControlError> {
-    match syntax {
-        Syntax::Pgn => cur.amount(SECOND_MS, 3),
-        Syntax::Human => {
-            let (int, frac, digits, start) = cur.decimal(6)?;
-            cur.skip_spaces();
-            let unit = cur.unit().unwrap_or(default_unit);
-            to_ms(int, frac, digits, unit).ok_or(TimeControlError::BadNumber { at: start })
+/// Reads a time: in PGN always seconds with at most 3 decimals; in the
+/// human form a base (bare: minutes, compound allowed) or a bonus (bare:
+/// seconds, only seconds or milliseconds).
+fn read_time(cur: &mut Cursor<'_>, syntax: Syntax, bonus: bool) -> Result<i64, TimeControlError> {
+    if syntax == Syntax::Pgn {
+        return cur.amount(SECOND_MS, 3);
+    }
+    let (int, frac, digits, start) = cur.decimal(6)?;
+    cur.skip_spaces();
+    let unit_at = cur.at();
+    let default_unit = if bonus { Unit::Second } else { Unit::Minute };
+    let Some(first_unit) = cur.unit() else {
+        return to_ms(int, frac, digits, default_unit.ms()).ok_or(TimeControlError::BadNumber { at: start });
+    };
+    if bonus && first_unit > Unit::Second {
+        return Err(TimeControlError::BonusUnit { at: unit_at });
+    }
+    let mut total =
+        to_ms(int, frac, digits, first_unit.ms()).ok_or(TimeControlError::BadNumber { at: start })?;
+    if bonus {
+        return Ok(total);
+    }
+    // Further parts of a compound base: `1h30m`, `1h 30`, `2m30s`.
+    let mut previous = first_unit;
+    loop {
+        let save = cur.pos;
+        cur.skip_spaces();
+        if !cur.peek().is_some_and(|b| b.is_ascii_digit()) {
+            cur.pos = save;
+            return Ok(total);
         }
+        let part_at = cur.at();
+        let amount = cur.count()?;
+        cur.skip_spaces();
+        let unit = match cur.unit().or(previous.next_smaller()) {
+            Some(u) if u < previous => u,
+            _ => return Err(TimeControlError::UnitOrder { at: part_at }),
+        };
+        let part =
+            i64::from(amount).checked_mul(unit.ms()).ok_or(TimeControlError::BadNumber { at: part_at })?;
+        total = total.checked_add(part).ok_or(TimeControlError::BadNumber { at: part_at })?;
+        previous = unit;
     }
 }
 
 fn parse_period(cur: &mut Cursor<'_>, syntax: Syntax) -> Result<Period, TimeControlError> {
     let human = syntax == Syntax::Human;
-    let base_unit = if human { MINUTE_MS } else { SECOND_MS };
     if human {
         cur.skip_spaces();
     }
@@ -939,12 +1175,16 @@ fn parse_period(cur: &mut Cursor<'_>, syntax: Syntax) -> Result<Period, TimeCont
             }
         }
     }
-    let base_ms = read_time(cur, syntax, base_unit)?;
+    let base_ms = read_time(cur, syntax, false)?;
     if human {
         cur.skip_spaces();
     }
     let kind = match cur.peek() {
         Some(b'+') => Some(BonusKind::Increment),
+        // lichess and chess.com write `5|3` for 5 minutes + 3 seconds.
+        Some(b'|') if human => Some(BonusKind::Increment),
+        Some(b'd' | b'D') if human => Some(BonusKind::SimpleDelay),
+        Some(b'b' | b'B') if human => Some(BonusKind::Bronstein),
         Some(b'd') => Some(BonusKind::SimpleDelay),
         Some(b'b') => Some(BonusKind::Bronstein),
         _ => None,
@@ -955,7 +1195,7 @@ fn parse_period(cur: &mut Cursor<'_>, syntax: Syntax) -> Result<Period, TimeCont
         if human {
             cur.skip_spaces();
         }
-        let ms = read_time(cur, syntax, SECOND_MS)?;
+        let ms = read_time(cur, syntax, true)?;
         if human {
             cur.skip_spaces();
         }
@@ -999,6 +1239,9 @@ fn parse_control(text: &str, syntax: Syntax) -> Result<TimeControl, TimeControlE
     if text.trim().is_empty() {
         return Err(TimeControlError::Empty);
     }
+    if syntax == Syntax::Human {
+        return parse_human_control(text);
+    }
     let mut parts = text.splitn(3, '|');
     let white_text = parts.next().unwrap_or("");
     let black_text = parts.next();
@@ -1013,6 +1256,49 @@ fn parse_control(text: &str, syntax: Syntax) -> Result<TimeControl, TimeControlE
             TimeControl::per_colour(white, black)
         }
     }
+}
+
+/// The length of a leading colour label (`White`, `white:`, with the spaces
+/// after it) of `text`, if it starts with `label`.
+fn colour_label(text: &str, label: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    if bytes.len() < label.len() || !bytes[..label.len()].eq_ignore_ascii_case(label.as_bytes()) {
+        return None;
+    }
+    let mut n = label.len();
+    while matches!(bytes.get(n), Some(b' ' | b'\t')) {
+        n += 1;
+    }
+    if bytes.get(n) == Some(&b':') {
+        n += 1;
+    }
+    Some(n)
+}
+
+/// The human form: one list of periods, or `White …; Black …`.
+fn parse_human_control(text: &str) -> Result<TimeControl, TimeControlError> {
+    let lead = text.len() - text.trim_start().len();
+    let Some(semicolon) = text.find(';') else {
+        if let Some(at) = ["white", "black"].iter().find_map(|l| text.to_ascii_lowercase().find(l)) {
+            return Err(TimeControlError::ColourLabels { at });
+        }
+        return Ok(TimeControl { white: parse_periods(text, 0, Syntax::Human)?, black: None });
+    };
+    let (white_part, black_part) = (&text[..semicolon], &text[semicolon + 1..]);
+    let Some(w) = colour_label(&text[lead..], "white") else {
+        return Err(TimeControlError::ColourLabels { at: lead });
+    };
+    let black_lead = black_part.len() - black_part.trim_start().len();
+    let black_at = semicolon + 1 + black_lead;
+    let Some(b) = colour_label(&text[black_at..], "black") else {
+        return Err(TimeControlError::ColourLabels { at: black_at });
+    };
+    if let Some(extra) = black_part.find(';') {
+        return Err(TimeControlError::ColourLabels { at: semicolon + 1 + extra });
+    }
+    let white = parse_periods(&white_part[lead + w..], lead + w, Syntax::Human)?;
+    let black = parse_periods(&text[black_at + b..], black_at + b, Syntax::Human)?;
+    TimeControl::per_colour(white, black)
 }
 
 /// Writes milliseconds as seconds, with up to three decimals when needed.

@@ -9,6 +9,7 @@ use arbiter_chess::{CastlingMode, FenOptions, Position};
 use arbiter_laws::article::Citation;
 use arbiter_laws::rule::RuleId;
 use arbiter_laws::ruling::Decision;
+use arbiter_laws::time_control::TimeControl;
 use arbiter_proto::v1 as pb;
 
 use crate::error::ApiError;
@@ -22,6 +23,18 @@ use crate::view::LoggedEvent;
 /// log).
 pub fn export(game: &pb::Game, events: &[EventRow]) -> Result<String, ApiError> {
     let regs = game.regulations.clone().unwrap_or_default();
+    // A response's `time_control` is the service's PGN form; the tag is
+    // standard PGN (DEC-26), with what the standard cannot say (a delay, an
+    // increment from a later move, different controls per colour, fractions
+    // of a second) in an `ArbiterTimeControl` tag in the service's form.
+    let (time_control_tag, exact_time_control) = if regs.time_control.is_empty() {
+        ("?".to_owned(), None)
+    } else {
+        let tc = TimeControl::from_pgn(&regs.time_control).map_err(|e| {
+            ApiError::Internal(format!("{}: time control {:?} unreadable: {e}", game.name, regs.time_control))
+        })?;
+        (tc.to_standard_pgn(), (!tc.standard_pgn_is_exact()).then(|| tc.to_pgn()))
+    };
     let start = if regs.start_fen.is_empty() {
         let mut p = Position::startpos();
         if regs.chess960 {
@@ -110,8 +123,11 @@ pub fn export(game: &pb::Game, events: &[EventRow]) -> Result<String, ApiError> 
         ("White", white.into()),
         ("Black", black.into()),
         ("Result", result.as_str().into()),
-        ("TimeControl", regs.time_control.clone()),
+        ("TimeControl", time_control_tag),
     ];
+    if let Some(exact) = exact_time_control {
+        tags.push(("ArbiterTimeControl", exact));
+    }
     if !regs.start_fen.is_empty() {
         tags.push(("SetUp", "1".into()));
         tags.push(("FEN", regs.start_fen.clone()));

@@ -12,7 +12,7 @@ use tonic::Code;
 async fn retried_requests_change_nothing() {
     let server = TestServer::start().await;
     let mut arbiter = server.arbiter().await;
-    let mut t = create(&server, &mut arbiter, new_game(regulations("300+2", pb::Mode::Online), true)).await;
+    let mut t = create(&server, &mut arbiter, new_game(regulations("5+2", pb::Mode::Online), true)).await;
     let request = pb::MakeMoveRequest { request_id: "move-1".into(), ..make_move(&t.name, "e2e4") };
     let first = t.white.make_move(request.clone()).await.unwrap().into_inner();
     let second = t.white.make_move(request.clone()).await.unwrap().into_inner();
@@ -78,7 +78,7 @@ fn request_for(name: &str, request_id: &str, mv: &str) -> pb::MakeMoveRequest {
 async fn a_retried_create_starts_a_game_left_pending() {
     let server = TestServer::start().await;
     let mut arbiter = server.arbiter().await;
-    let mut request = new_game(regulations("300+2", pb::Mode::Online), false);
+    let mut request = new_game(regulations("5+2", pb::Mode::Online), false);
     request.request_id = "create-1".into();
     let first = arbiter.create_game(request.clone()).await.unwrap().into_inner().game.unwrap();
     assert_eq!(first.status, pb::GameStatus::Pending as i32);
@@ -97,7 +97,7 @@ async fn a_retried_create_starts_a_game_left_pending() {
 async fn expected_seq_guards_against_stale_writes() {
     let server = TestServer::start().await;
     let mut arbiter = server.arbiter().await;
-    let mut t = create(&server, &mut arbiter, new_game(regulations("300+2", pb::Mode::Online), true)).await;
+    let mut t = create(&server, &mut arbiter, new_game(regulations("5+2", pb::Mode::Online), true)).await;
     play_online(&mut t, &["e2e4"]).await;
     assert_eq!(t.game.last_seq, 2);
     let s = expect_reason(
@@ -593,7 +593,7 @@ async fn list_games_filters_and_pages() {
 async fn list_game_events_pages() {
     let server = TestServer::start().await;
     let mut a = server.arbiter().await;
-    let mut t = create(&server, &mut a, new_game(regulations("300+2", pb::Mode::Online), true)).await;
+    let mut t = create(&server, &mut a, new_game(regulations("5+2", pb::Mode::Online), true)).await;
     play_online(&mut t, &["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"]).await;
     let mut seqs = Vec::new();
     let mut token = String::new();

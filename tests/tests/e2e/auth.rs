@@ -40,12 +40,12 @@ async fn all_denied(client: &mut Client, name: &str, code: Code) {
 async fn unauthenticated_callers_are_refused() {
     let server = TestServer::start().await;
     let mut arbiter = server.arbiter().await;
-    let t = create(&server, &mut arbiter, new_game(regulations("300+2", pb::Mode::Online), true)).await;
+    let t = create(&server, &mut arbiter, new_game(regulations("5+2", pb::Mode::Online), true)).await;
 
     let mut headerless = server.client(None).await;
     all_denied(&mut headerless, &t.name, Code::Unauthenticated).await;
     let s = expect_reason(
-        headerless.create_game(new_game(regulations("300+2", pb::Mode::Online), true)).await,
+        headerless.create_game(new_game(regulations("5+2", pb::Mode::Online), true)).await,
         Code::Unauthenticated,
         "UNAUTHENTICATED",
     );
@@ -128,8 +128,8 @@ async fn unauthenticated_callers_are_refused() {
 async fn roles_and_player_tokens_are_confined() {
     let server = TestServer::start().await;
     let mut arbiter = server.arbiter().await;
-    let mut a = create(&server, &mut arbiter, new_game(regulations("300+2", pb::Mode::Online), true)).await;
-    let mut b = create(&server, &mut arbiter, new_game(regulations("300+2", pb::Mode::Online), true)).await;
+    let mut a = create(&server, &mut arbiter, new_game(regulations("5+2", pb::Mode::Online), true)).await;
+    let mut b = create(&server, &mut arbiter, new_game(regulations("5+2", pb::Mode::Online), true)).await;
     let white = pb::Color::White as i32;
     let black = pb::Color::Black as i32;
 
@@ -155,7 +155,7 @@ async fn roles_and_player_tokens_are_confined() {
     // Nor lists games, creates them, or takes arbiter actions in its own.
     expect_code(a.white.list_games(pb::ListGamesRequest::default()).await, Code::PermissionDenied);
     expect_code(
-        a.white.create_game(new_game(regulations("300+2", pb::Mode::Online), true)).await,
+        a.white.create_game(new_game(regulations("5+2", pb::Mode::Online), true)).await,
         Code::PermissionDenied,
     );
     for c in [&mut a.white, &mut a.black] {
@@ -200,7 +200,7 @@ async fn roles_and_player_tokens_are_confined() {
         Code::PermissionDenied,
     );
     expect_code(
-        viewer.create_game(new_game(regulations("300+2", pb::Mode::Online), true)).await,
+        viewer.create_game(new_game(regulations("5+2", pb::Mode::Online), true)).await,
         Code::PermissionDenied,
     );
     expect_code(
@@ -211,7 +211,7 @@ async fn roles_and_player_tokens_are_confined() {
     // A service creates, lists and reads, but neither plays nor arbitrates.
     let mut service = server.client(Some(SERVICE_TOKEN)).await;
     let created = service
-        .create_game(new_game(regulations("300+2", pb::Mode::Online), false))
+        .create_game(new_game(regulations("5+2", pb::Mode::Online), false))
         .await
         .unwrap()
         .into_inner();

@@ -111,7 +111,7 @@ async fn flag_with_mating_material_loses_under_6_9() {
 async fn online_flag_is_ruled_under_ocr_4_3() {
     let server = TestServer::start().await;
     let mut arbiter = server.arbiter().await;
-    let mut t = create(&server, &mut arbiter, new_game(regulations("300+2", pb::Mode::Online), true)).await;
+    let mut t = create(&server, &mut arbiter, new_game(regulations("5+2", pb::Mode::Online), true)).await;
     arbiter_e2e::play_online(&mut t, &["e2e4"]).await;
     arbiter
         .set_clock(pb::SetClockRequest {

@@ -26,7 +26,7 @@ fn claim(name: &str, kind: pb::ClaimKind, intended: &str) -> pb::ClaimDrawReques
 async fn draw_offer_accepted() {
     let server = TestServer::start().await;
     let mut arbiter = server.arbiter().await;
-    let mut t = create(&server, &mut arbiter, new_game(regulations("300+2", pb::Mode::Online), true)).await;
+    let mut t = create(&server, &mut arbiter, new_game(regulations("5+2", pb::Mode::Online), true)).await;
 
     // Before each player has moved, no agreement (5.2.3).
     t.white.offer_draw(offer(&t.name)).await.unwrap();
@@ -192,7 +192,7 @@ async fn incorrect_claims_are_penalised() {
 async fn online_incorrect_claim_binds_the_intended_move() {
     let server = TestServer::start().await;
     let mut arbiter = server.arbiter().await;
-    let mut t = create(&server, &mut arbiter, new_game(regulations("300+2", pb::Mode::Online), true)).await;
+    let mut t = create(&server, &mut arbiter, new_game(regulations("5+2", pb::Mode::Online), true)).await;
     let claimed = t
         .white
         .claim_draw(claim(&t.name, pb::ClaimKind::ThreefoldRepetition, "g1f3"))
@@ -219,7 +219,7 @@ async fn online_incorrect_claim_binds_the_intended_move() {
 async fn online_threefold_repetition_is_an_automatic_draw() {
     let server = TestServer::start().await;
     let mut arbiter = server.arbiter().await;
-    let mut t = create(&server, &mut arbiter, new_game(regulations("300+2", pb::Mode::Online), true)).await;
+    let mut t = create(&server, &mut arbiter, new_game(regulations("5+2", pb::Mode::Online), true)).await;
     let replies = play_online(&mut t, &SHUFFLE).await;
     for r in &replies[..7] {
         assert!(arbiter_e2e::ruling(r.event.as_ref().unwrap(), "GAME_OVER").is_none());

@@ -21,7 +21,7 @@ fn parse_pgn(pgn: &str) -> arbiter_chess::pgn::Game {
 async fn online_game_to_checkmate_with_player_tokens() {
     let server = TestServer::start().await;
     let mut arbiter = server.arbiter().await;
-    let mut t = create(&server, &mut arbiter, new_game(regulations("300+2", pb::Mode::Online), true)).await;
+    let mut t = create(&server, &mut arbiter, new_game(regulations("5+2", pb::Mode::Online), true)).await;
     assert_eq!(t.game.status, pb::GameStatus::InProgress as i32);
     assert_eq!(t.game.last_seq, 1, "the start is the first event");
     assert_eq!(t.game.category, pb::Category::Blitz as i32);
@@ -244,7 +244,7 @@ async fn pgn_of_a_game_from_a_set_up_position_with_black_to_move() {
 async fn chess960_castling_online_and_in_pgn() {
     let server = TestServer::start().await;
     let mut arbiter = server.arbiter().await;
-    let mut regs = regulations("300+2", pb::Mode::Online);
+    let mut regs = regulations("5+2", pb::Mode::Online);
     regs.chess960 = true;
     // The standard set-up is one of the 960 (518): castling is king takes rook.
     let mut t = create(&server, &mut arbiter, new_game(regs, true)).await;

@@ -14,6 +14,7 @@ mod restart;
 mod scoresheet;
 mod smoke;
 mod snapshots;
+mod time_controls;
 mod tls;
 mod upgrade;
 mod watch;

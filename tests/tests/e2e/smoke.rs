@@ -6,11 +6,8 @@ use arbiter_e2e::{TestServer, new_game, regulations, v1 as pb};
 async fn online_game_to_checkmate() {
     let server = TestServer::start().await;
     let mut arbiter = server.arbiter().await;
-    let created = arbiter
-        .create_game(new_game(regulations("300+2", pb::Mode::Online), true))
-        .await
-        .unwrap()
-        .into_inner();
+    let created =
+        arbiter.create_game(new_game(regulations("5+2", pb::Mode::Online), true)).await.unwrap().into_inner();
     let game = created.game.unwrap();
     assert_eq!(game.status, pb::GameStatus::InProgress as i32);
     let mut white = server.client(Some(&created.white_token)).await;

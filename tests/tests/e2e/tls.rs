@@ -17,7 +17,7 @@ async fn tls_clients_work_and_plain_text_fails() {
     assert!(server.url().starts_with("https://"));
 
     let mut arbiter = server.arbiter().await;
-    let created = arbiter.create_game(new_game(regulations("300+2", pb::Mode::Online), true)).await.unwrap();
+    let created = arbiter.create_game(new_game(regulations("5+2", pb::Mode::Online), true)).await.unwrap();
     let created = created.into_inner();
     let name = created.game.unwrap().name;
     let mut white = server.client(Some(&created.white_token)).await;

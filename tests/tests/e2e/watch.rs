@@ -50,7 +50,7 @@ async fn watch(
 async fn events_arrive_once_in_order_and_resume_after_a_drop() {
     let server = TestServer::start().await;
     let mut arbiter = server.arbiter().await;
-    let mut t = create(&server, &mut arbiter, new_game(regulations("300+2", pb::Mode::Online), true)).await;
+    let mut t = create(&server, &mut arbiter, new_game(regulations("5+2", pb::Mode::Online), true)).await;
     let mut viewer = server.client(Some(VIEWER_TOKEN)).await;
 
     let (snapshot, mut stream) = watch(&mut viewer, &t.name, 0).await;
@@ -109,7 +109,7 @@ async fn events_arrive_once_in_order_and_resume_after_a_drop() {
 async fn heartbeats_arrive_while_idle() {
     let server = TestServer::start().await;
     let mut arbiter = server.arbiter().await;
-    let t = create(&server, &mut arbiter, new_game(regulations("300+2", pb::Mode::Online), true)).await;
+    let t = create(&server, &mut arbiter, new_game(regulations("5+2", pb::Mode::Online), true)).await;
     let mut player = server.client(Some(&t.white_token)).await;
     let (_, mut stream) = watch(&mut player, &t.name, 1).await;
     let mut beats = Vec::new();
@@ -135,7 +135,7 @@ async fn heartbeats_arrive_while_idle() {
 async fn a_flag_reaches_the_watcher_and_ends_the_stream() {
     let server = TestServer::start().await;
     let mut arbiter = server.arbiter().await;
-    let t = create(&server, &mut arbiter, new_game(regulations("300+2", pb::Mode::Online), true)).await;
+    let t = create(&server, &mut arbiter, new_game(regulations("5+2", pb::Mode::Online), true)).await;
     let mut viewer = server.client(Some(VIEWER_TOKEN)).await;
     let (_, mut stream) = watch(&mut viewer, &t.name, 1).await;
     arbiter
@@ -163,7 +163,7 @@ async fn a_flag_reaches_the_watcher_and_ends_the_stream() {
 async fn a_resume_point_beyond_the_log_is_refused() {
     let server = TestServer::start().await;
     let mut arbiter = server.arbiter().await;
-    let mut t = create(&server, &mut arbiter, new_game(regulations("300+2", pb::Mode::Online), true)).await;
+    let mut t = create(&server, &mut arbiter, new_game(regulations("5+2", pb::Mode::Online), true)).await;
     play_online(&mut t, &["e4", "e5"]).await;
     let mut viewer = server.client(Some(VIEWER_TOKEN)).await;
     let (snapshot, _stream) = watch(&mut viewer, &t.name, 3).await;

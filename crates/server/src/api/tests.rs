@@ -32,39 +32,220 @@ fn fields(errors: &[Violation]) -> Vec<&str> {
     errors.iter().map(|v| v.field.as_str()).collect()
 }
 
+const MIN: i64 = 60_000;
+
 #[test]
-fn time_control_forms() {
-    let tc = |t: &str| time_control_from_text("tc", t).unwrap();
-    assert_eq!(tc("90+30"), TimeControl::simple(90 * 60_000, 30_000).unwrap());
-    assert_eq!(tc("5400+30"), TimeControl::simple(90 * 60_000, 30_000).unwrap());
-    assert_eq!(tc("300+2"), TimeControl::simple(5 * 60_000, 2_000).unwrap());
-    assert_eq!(tc("3+2"), TimeControl::simple(3 * 60_000, 2_000).unwrap());
-    assert_eq!(tc("90s+30s"), TimeControl::simple(90_000, 30_000).unwrap());
-    assert_eq!(tc("40/5400+30:1800+30"), tc("40/90m+30s, 30m+30s"));
-    assert_eq!(tc(" 5m d3s "), tc("300d3"));
+fn time_control_text_is_minutes_and_seconds_whatever_the_numbers() {
+    let tc = |t: &str| time_control_from_text("tc", t).unwrap_or_else(|e| panic!("{t}: {e}"));
+    // Base and increment as written (`120+0` has an increment of 0).
+    let simple = |base, inc| {
+        use arbiter_laws::time_control::{Bonus, Period};
+        TimeControl::new(vec![Period::rest_of_game(base).with_bonus(Bonus::increment(inc))]).unwrap()
+    };
+    assert_eq!(tc("90+30"), simple(90 * MIN, 30_000));
+    assert_eq!(tc("3+2"), simple(3 * MIN, 2_000));
+    // `5|3` is 5+3 for both players (it was White 5', Black 3').
+    assert_eq!(tc("5|3"), simple(5 * MIN, 3_000));
+    // No unit is guessed from the size of a number (`120+0` was two hours
+    // but `180+2` three minutes).
+    assert_eq!(tc("120+0"), simple(120 * MIN, 0));
+    assert_eq!(tc("180+2"), simple(180 * MIN, 2_000));
+    assert_eq!(tc("300+2"), simple(300 * MIN, 2_000));
+    // Other units when written.
+    assert_eq!(tc("90s+30s"), simple(90_000, 30_000));
+    assert_eq!(tc("1h30+30s"), simple(90 * MIN, 30_000));
+    // The PGN form when marked.
+    assert_eq!(tc("pgn:5400+30"), simple(90 * MIN, 30_000));
+    assert_eq!(tc("pgn:180+2"), simple(3 * MIN, 2_000));
+    assert_eq!(tc("pgn:40/5400+30:1800+30"), tc("40/90m+30s, 30m+30s"));
+    assert_eq!(tc(" 5m d3s "), tc("pgn:300d3"));
+    assert_eq!(tc("White 5+2@61; Black 4+2@61"), tc("pgn:300+2@61|240+2@61"));
 }
 
 #[test]
-fn time_control_errors() {
+fn time_control_errors_show_the_accepted_forms() {
     let e = time_control_from_text("regulations.time_control", "").unwrap_err();
     assert_eq!(e.field, "regulations.time_control");
     assert!(e.description.contains("required"), "{e}");
-    let e = time_control_from_text("regulations.time_control", "90+x").unwrap_err();
-    assert!(e.description.starts_with("`90+x` is not a time control"), "{e}");
-    let e = time_control_from_text("regulations.time_control", "?").unwrap_err();
-    assert!(e.description.contains("not a time control a game can be played with"), "{e}");
+    for (text, problem) in [
+        ("90+x", "expected a number"),
+        ("blitz", "expected a number"),
+        ("40/5400+30:1800+30", "mark it as such: `pgn:40/5400+30:1800+30`"),
+        ("5m | 4m", "counted in seconds"),
+        ("1s30", "goes down from hours"),
+        ("5; 4", "White 5m+2s@61; Black 4m+2s@61"),
+        ("pgn:90m+30s", "unexpected 'm'"),
+        ("pgn:?", "not a time control a game can be played with"),
+    ] {
+        let e = time_control_from_text("regulations.time_control", text).unwrap_err();
+        assert!(e.description.starts_with(&format!("`{text}` is not a time control")), "{e}");
+        assert!(e.description.contains(problem), "{text}: {e}");
+        assert!(e.description.contains("accepted forms: minutes+seconds `5+3` or `5|3`"), "{e}");
+        assert!(e.description.contains("`pgn:40/5400+30:1800+30`"), "{e}");
+    }
 }
 
 #[test]
-fn time_control_text_round_trips() {
-    for text in ["5400+30", "40/5400+30:1800+30", "300+2@61|240+2@61", "60+1", "120", "1", "300b3"] {
+fn time_control_in_a_response_is_the_pgn_form_and_reads_back_marked() {
+    for text in ["90+30", "40/90+30, 30+30", "White 5+2@61; Black 4+2@61", "1+1", "2h", "1+0", "5 b3"] {
         let tc = time_control_from_text("tc", text).unwrap();
         let printed = time_control_to_text(&tc);
-        assert_eq!(time_control_from_text("tc", &printed).unwrap(), tc, "{text} -> {printed}");
+        assert_eq!(printed, tc.to_pgn());
+        assert_eq!(
+            time_control_from_text("tc", &format!("pgn:{printed}")).unwrap(),
+            tc,
+            "{text} -> {printed}"
+        );
     }
-    // The PGN form is used whenever it reads back the same.
-    let tc = time_control_from_text("tc", "90+30").unwrap();
-    assert_eq!(time_control_to_text(&tc), "5400+30");
+    assert_eq!(time_control_to_text(&time_control_from_text("tc", "90+30").unwrap()), "5400+30");
+    // `1+0` is no longer shown as `1m+0s`.
+    assert_eq!(time_control_to_text(&time_control_from_text("tc", "1+0").unwrap()), "60+0");
+}
+
+fn period(moves: u32, base_ms: i64) -> pb::TimeControlPeriod {
+    pb::TimeControlPeriod { moves, base_ms, ..Default::default() }
+}
+
+fn periods(p: Vec<pb::TimeControlPeriod>) -> pb::TimeControl {
+    pb::TimeControl { periods: p, black_periods: vec![] }
+}
+
+fn with_form(form: pb::regulations::TimeControlForm) -> pb::Regulations {
+    pb::Regulations { time_control_form: Some(form), ..Default::default() }
+}
+
+#[test]
+fn structured_time_controls() {
+    use pb::regulations::TimeControlForm as F;
+    let tc = |p: pb::TimeControl| time_control_from_periods("tc", &p).unwrap_or_else(|e| panic!("{e:?}"));
+    let text = |t: &str| time_control_from_text("tc", t).unwrap();
+    let classical = periods(vec![
+        pb::TimeControlPeriod { increment_ms: 30_000, ..period(40, 90 * MIN) },
+        pb::TimeControlPeriod { increment_ms: 30_000, ..period(0, 30 * MIN) },
+    ]);
+    assert_eq!(tc(classical.clone()), text("40/90+30, 30+30"));
+    let delay = |kind: pb::DelayKind| {
+        periods(vec![pb::TimeControlPeriod {
+            delay_ms: 3_000,
+            delay_kind: kind as i32,
+            ..period(0, 5 * MIN)
+        }])
+    };
+    assert_eq!(tc(delay(pb::DelayKind::Simple)), text("5 d3"));
+    assert_eq!(tc(delay(pb::DelayKind::Bronstein)), text("5 b3"));
+    let late = |base| pb::TimeControlPeriod { increment_ms: 2_000, bonus_from_move: 61, ..period(0, base) };
+    let armageddon = pb::TimeControl { periods: vec![late(5 * MIN)], black_periods: vec![late(4 * MIN)] };
+    assert_eq!(tc(armageddon.clone()), text("White 5+2@61; Black 4+2@61"));
+    // Through the regulations, in each field of the oneof.
+    for (form, expected) in [
+        (F::TimeControlPeriods(classical), text("40/90+30, 30+30")),
+        (F::TimeControlPeriods(armageddon), text("White 5+2@61; Black 4+2@61")),
+        (F::TimeControlHuman("5|3".into()), text("5+3")),
+        (F::TimeControlPgn("300+3".into()), text("5+3")),
+        (F::TimeControlPgn("pgn:40/5400+30:1800+30".into()), text("40/90+30, 30+30")),
+    ] {
+        assert_eq!(regulations_from_proto(&with_form(form)).unwrap().time_control, expected);
+    }
+}
+
+#[test]
+fn structured_time_control_violations_name_their_field() {
+    let inc = |p: pb::TimeControlPeriod, ms| pb::TimeControlPeriod { increment_ms: ms, ..p };
+    let cases: Vec<(pb::TimeControl, &str, &str)> = vec![
+        (periods(vec![]), "tc.periods", "at least one period"),
+        (periods(vec![period(1, MIN); 17]), "tc.periods", "at most 16"),
+        (periods(vec![period(0, 0)]), "tc.periods[0].base_ms", "zero base time"),
+        (periods(vec![period(40, 90 * MIN), period(20, 0)]), "tc.periods[1].base_ms", "zero base time"),
+        (periods(vec![period(0, -1)]), "tc.periods[0].base_ms", "negative"),
+        (periods(vec![period(0, 101 * 60 * MIN)]), "tc.periods[0].base_ms", "more than 100 hours"),
+        (periods(vec![inc(period(0, MIN), 601_000)]), "tc.periods[0].increment_ms", "more than 10 minutes"),
+        (periods(vec![inc(period(0, MIN), -5)]), "tc.periods[0].increment_ms", "negative"),
+        (
+            periods(vec![pb::TimeControlPeriod {
+                delay_ms: 2_000,
+                delay_kind: pb::DelayKind::Simple as i32,
+                ..inc(period(0, MIN), 2_000)
+            }]),
+            "tc.periods[0].delay_ms",
+            "not both",
+        ),
+        (
+            periods(vec![pb::TimeControlPeriod { delay_ms: 2_000, ..period(0, MIN) }]),
+            "tc.periods[0].delay_kind",
+            "delay kind",
+        ),
+        (
+            periods(vec![pb::TimeControlPeriod { delay_kind: 7, delay_ms: 1, ..period(0, MIN) }]),
+            "tc.periods[0].delay_kind",
+            "7 is not a known delay kind",
+        ),
+        (
+            periods(vec![pb::TimeControlPeriod {
+                delay_kind: pb::DelayKind::Bronstein as i32,
+                ..period(0, MIN)
+            }]),
+            "tc.periods[0].delay_ms",
+            "a delay kind without a delay",
+        ),
+        (periods(vec![period(0, MIN), period(0, MIN)]), "tc.periods[0].moves", "only for the last period"),
+        (periods(vec![period(1001, MIN)]), "tc.periods[0].moves", "at most 1000"),
+        (
+            periods(vec![pb::TimeControlPeriod { bonus_from_move: 61, ..period(0, MIN) }]),
+            "tc.periods[0].bonus_from_move",
+            "no increment or delay",
+        ),
+        (
+            periods(vec![pb::TimeControlPeriod { bonus_from_move: 10_001, ..inc(period(0, MIN), 1) }]),
+            "tc.periods[0].bonus_from_move",
+            "numbered 1 to 10000",
+        ),
+        (
+            pb::TimeControl { periods: vec![period(0, MIN)], black_periods: vec![period(0, -MIN)] },
+            "tc.black_periods[0].base_ms",
+            "negative",
+        ),
+    ];
+    for (tc, field, problem) in cases {
+        let errors = time_control_from_periods("tc", &tc).unwrap_err();
+        assert_eq!(fields(&errors), [field], "{tc:?}: {errors:?}");
+        assert!(errors[0].description.contains(problem), "{field}: {}", errors[0].description);
+    }
+    // Several problems at once: each on its own field.
+    let tc = periods(vec![period(0, -1), inc(period(1001, MIN), 601_000)]);
+    let errors = time_control_from_periods("tc", &tc).unwrap_err();
+    assert_eq!(
+        fields(&errors),
+        ["tc.periods[0].moves", "tc.periods[0].base_ms", "tc.periods[1].moves", "tc.periods[1].increment_ms"]
+    );
+}
+
+#[test]
+fn the_time_control_is_given_once() {
+    use pb::regulations::TimeControlForm as F;
+    // None at all.
+    let errors = regulations_from_proto(&pb::Regulations::default()).unwrap_err();
+    assert_eq!(fields(&errors), ["regulations.time_control"]);
+    assert!(errors[0].description.contains("time_control_periods"), "{errors:?}");
+    // The text and a form that agree (a request built from a response and
+    // completed with a form) are accepted; `60+0` and `60` run alike.
+    let both =
+        pb::Regulations { time_control: "pgn:60+0".into(), ..with_form(F::TimeControlHuman("1".into())) };
+    assert_eq!(regulations_from_proto(&both).unwrap().time_control, TimeControl::simple(MIN, 0).unwrap());
+    // Two different controls are refused.
+    let both = pb::Regulations { time_control: "5+3".into(), ..with_form(F::TimeControlPgn("5+3".into())) };
+    let errors = regulations_from_proto(&both).unwrap_err();
+    assert_eq!(fields(&errors), ["regulations.time_control"]);
+    assert!(errors[0].description.contains("different controls"), "{errors:?}");
+    // Each form's own errors, on its own field.
+    let errors = regulations_from_proto(&with_form(F::TimeControlHuman("pgn:300+3".into()))).unwrap_err();
+    assert_eq!(fields(&errors), ["regulations.time_control_human"]);
+    assert!(errors[0].description.contains("time_control_pgn"), "{errors:?}");
+    let errors = regulations_from_proto(&with_form(F::TimeControlPgn("5m+3s".into()))).unwrap_err();
+    assert_eq!(fields(&errors), ["regulations.time_control_pgn"]);
+    assert!(errors[0].description.contains("not a PGN time control (seconds)"), "{errors:?}");
+    let errors =
+        regulations_from_proto(&with_form(F::TimeControlPeriods(periods(vec![period(0, 0)])))).unwrap_err();
+    assert_eq!(fields(&errors), ["regulations.time_control_periods.periods[0].base_ms"]);
 }
 
 #[test]
@@ -116,6 +297,7 @@ fn regulations_every_field() {
         max_lag_compensation_ms: 1_500,
         reconnect_window_ms: Some(60_000),
         entered_after_the_fact: false,
+        time_control_form: None,
     };
     let r = regulations_from_proto(&p).unwrap();
     assert_eq!(r.mode, Mode::Hybrid);
@@ -134,6 +316,7 @@ fn regulations_every_field() {
     // And back: every field survives.
     let mut back = regulations_to_proto(&r);
     assert_eq!(back.time_control, "900+10");
+    assert_eq!(back.time_control_form, None);
     back.time_control = p.time_control.clone();
     assert_eq!(back, p);
 }
@@ -142,10 +325,10 @@ fn regulations_every_field() {
 fn regulations_round_trip() {
     let samples = [
         regs("90+30"),
-        regs("40/5400+30:1800+30"),
+        regs("40/90+30, 30+30"),
         pb::Regulations { mode: pb::Mode::Online as i32, max_lag_compensation_ms: 500, ..regs("3+2") },
         pb::Regulations { guidelines_iii: true, draw_offers_need_arbiter: true, ..regs("90") },
-        pb::Regulations { armageddon: true, ..regs("300+2@61|240+2@61") },
+        pb::Regulations { armageddon: true, ..regs("White 5+2@61; Black 4+2@61") },
         pb::Regulations { category: pb::Category::Rapid as i32, penalty_ms: Some(60_000), ..regs("60") },
         pb::Regulations { entered_after_the_fact: true, ..regs("15+10") },
         pb::Regulations {
@@ -157,7 +340,9 @@ fn regulations_round_trip() {
     ];
     for p in samples {
         let r = regulations_from_proto(&p).unwrap_or_else(|e| panic!("{p:?}: {e:?}"));
-        let back = regulations_to_proto(&r);
+        let mut back = regulations_to_proto(&r);
+        // A response's `time_control` is the PGN form: marked, it reads back.
+        back.time_control = format!("pgn:{}", back.time_control);
         assert_eq!(regulations_from_proto(&back).unwrap(), r, "{back:?}");
         // Unspecified mode and regime come back as their explicit defaults.
         assert_ne!(back.mode, pb::Mode::Unspecified as i32);

@@ -11,7 +11,6 @@ use arbiter_laws::time_control::{Category, TimeControl};
 use arbiter_proto::v1 as pb;
 
 use super::describe::{self, game_result_text};
-use super::validate::time_control_from_text;
 use crate::event_log::{Clocks, PlayerSpec};
 use crate::store::GameStatus;
 use crate::view::{GameReading, LoggedEvent};
@@ -59,16 +58,13 @@ pub fn move_outcome(event: &Event, rulings: &[Ruling]) -> pb::MoveOutcome {
     outcome
 }
 
-/// The text of a time control for the API: the canonical PGN form, unless
-/// [`time_control_from_text`] would read that text back as something else
-/// (an all-digit control with short periods, such as `60+1`); then the
-/// canonical human form, whose units make it unambiguous.
+/// The text of a time control in a response: the service's PGN form in
+/// seconds ([`TimeControl::to_pgn`]), as every release has written it, so
+/// stored games read back unchanged. A request reads `time_control` as the
+/// human form; the proto says to send this text back as `pgn:…` or in
+/// `time_control_pgn`.
 pub fn time_control_to_text(tc: &TimeControl) -> String {
-    let pgn = tc.to_pgn();
-    match time_control_from_text("", &pgn) {
-        Ok(back) if back == *tc => pgn,
-        _ => tc.to_human(),
-    }
+    tc.to_pgn()
 }
 
 /// The API form of the regulations: the inverse of
@@ -112,6 +108,8 @@ pub fn regulations_to_proto(r: &Regulations) -> pb::Regulations {
         max_lag_compensation_ms: r.max_lag_compensation_ms,
         reconnect_window_ms: r.reconnect_window_ms,
         entered_after_the_fact: !r.observe,
+        // Responses give the control in `time_control` only.
+        time_control_form: None,
     }
 }
 

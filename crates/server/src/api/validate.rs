@@ -7,7 +7,10 @@ use arbiter_laws::notation::{MoveTextError, read_move};
 use arbiter_laws::regulations::{
     DevicePenalty, DrawOfferRestriction, Mode, Regime, Regulations, RegulationsError,
 };
-use arbiter_laws::time_control::{Category, TimeControl};
+use arbiter_laws::time_control::{
+    ACCEPTED_FORMS, Bonus, BonusKind, Category, MAX_BASE_MS, MAX_BONUS_MS, MAX_FROM_MOVE, MAX_PERIOD_MOVES,
+    MAX_PERIODS, Period, TimeControl, strip_pgn_prefix,
+};
 use arbiter_proto::v1 as pb;
 
 use super::{Violation, missing_enum, path, unknown_enum};
@@ -19,58 +22,266 @@ const REGS: &str = "regulations";
 /// The largest time penalty an arbiter may give in one act: one hour.
 const MAX_TIME_PENALTY_MS: i64 = 3_600_000;
 
-/// In the ambiguous all-digit form of a time control (`90+30` or `300+2`),
-/// numbers up to this are read as minutes (the human form) and larger ones as
-/// seconds (the PGN form): no game is played with more than two hours for
-/// one period, and no FIDE-rated game with two minutes or less.
-const AMBIGUOUS_HUMAN_MAX_BASE_MS: i64 = 120 * 60_000;
-
-/// Reads a time control in either of the forms the API documents: the PGN
-/// `TimeControl` tag (`40/5400+30:1800+30`, `5400+30`, `300d3`, `300b3`) or
-/// the human form (`90+30`, `40/90m+30s, 30m+30s`, `5m d3s`).
-///
-/// Text that only one grammar accepts is read with it (units, spaces and
-/// commas are human; `:` is PGN). Text made only of numbers and bonus signs
-/// is valid in both, with a factor of 60 between the readings; it is read as
-/// the human form (minutes) when no period's base exceeds 120 minutes that
-/// way, and as the PGN form (seconds) otherwise. So `90+30` is 90 minutes
-/// with a 30-second increment and `300+2` is 5 minutes with 2 seconds. A
-/// client that wants the other reading writes units (`90s+30s`).
+/// Reads the text of `time_control`: the human form, or the PGN form marked
+/// `pgn:` ([`TimeControl::parse_text`]). A bare base is always minutes and a
+/// bare increment seconds: `5+3` and `5|3` are 5 minutes + 3 seconds, `180+2`
+/// is 3 hours + 2 seconds; nothing is read in seconds because its numbers are
+/// large.
 ///
 /// # Errors
-/// A violation of `field` if the text is empty or neither form reads it.
+/// A violation of `field` if the text is empty or not a time control; its
+/// description names the problem and shows the accepted forms.
 pub fn time_control_from_text(field: &str, text: &str) -> Result<TimeControl, Violation> {
     let text = text.trim();
     if text.is_empty() {
+        return Err(Violation::new(field, format!("a time control is required; {ACCEPTED_FORMS}")));
+    }
+    TimeControl::parse_text(text)
+        .map_err(|e| Violation::new(field, format!("`{text}` is not a time control: {e}; {ACCEPTED_FORMS}")))
+}
+
+/// Reads `time_control_human`: the human form only.
+fn time_control_from_human(field: &str, text: &str) -> Result<TimeControl, Violation> {
+    if let Some(pgn) = strip_pgn_prefix(text) {
         return Err(Violation::new(
             field,
-            "a time control is required, e.g. `5400+30` (PGN, seconds) or `90+30` (minutes and seconds)",
+            format!("this field takes the human form; give `{pgn}` in `time_control_pgn`"),
         ));
     }
-    match (TimeControl::from_pgn(text), TimeControl::parse_human(text)) {
-        (Ok(pgn), Ok(human)) => {
-            let small = Color::ALL
-                .iter()
-                .flat_map(|&c| human.periods(c))
-                .all(|p| p.base_ms <= AMBIGUOUS_HUMAN_MAX_BASE_MS);
-            Ok(if small { human } else { pgn })
+    time_control_from_text(field, text)
+}
+
+/// Reads `time_control_pgn`: the PGN form in seconds (an optional `pgn:`
+/// mark is allowed).
+fn time_control_from_pgn(field: &str, text: &str) -> Result<TimeControl, Violation> {
+    let text = text.trim();
+    let bare = strip_pgn_prefix(text).unwrap_or(text);
+    if bare.is_empty() {
+        return Err(Violation::new(
+            field,
+            "a PGN time control is required, e.g. `300+3` or `40/5400+30:1800+30`",
+        ));
+    }
+    TimeControl::from_pgn(bare).map_err(|e| {
+        Violation::new(
+            field,
+            format!(
+                "`{bare}` is not a PGN time control (seconds): {e}; e.g. `300+3`, `5400`, `40/5400+30:1800+30`, \
+                 `300d3` (simple delay), `300b3` (Bronstein), `300+2@61|240+2@61` (White|Black)"
+            ),
+        )
+    })
+}
+
+/// Reads a structured time control, every problem a violation of the field
+/// it concerns (`{field}.periods[1].delay_kind`, ...).
+///
+/// # Errors
+/// No periods or more than [`MAX_PERIODS`], a rest-of-game period that is
+/// not last, too many moves, a negative or absurd base, increment or delay
+/// (over [`MAX_BASE_MS`] or [`MAX_BONUS_MS`]), an increment and a delay in
+/// one period, a delay without its kind or a kind without a delay, a bonus
+/// from a move without a bonus or beyond [`MAX_FROM_MOVE`], and a period
+/// with neither base time nor bonus.
+pub fn time_control_from_periods(field: &str, tc: &pb::TimeControl) -> Result<TimeControl, Vec<Violation>> {
+    let mut errors = Vec::new();
+    let white = periods_from_proto(&path(field, "periods"), &tc.periods, &mut errors);
+    let black = (!tc.black_periods.is_empty())
+        .then(|| periods_from_proto(&path(field, "black_periods"), &tc.black_periods, &mut errors));
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let tc = match black {
+        None => TimeControl::new(white),
+        Some(black) => TimeControl::per_colour(white, black),
+    };
+    tc.map_err(|e| vec![Violation::new(field, e.to_string())])
+}
+
+fn periods_from_proto(
+    field: &str,
+    periods: &[pb::TimeControlPeriod],
+    errors: &mut Vec<Violation>,
+) -> Vec<Period> {
+    if periods.is_empty() {
+        errors.push(Violation::new(field, "at least one period is required"));
+        return Vec::new();
+    }
+    if periods.len() > MAX_PERIODS {
+        errors.push(Violation::new(field, format!("{} periods; at most {MAX_PERIODS}", periods.len())));
+        return Vec::new();
+    }
+    let last = periods.len() - 1;
+    let mut out = Vec::with_capacity(periods.len());
+    for (i, p) in periods.iter().enumerate() {
+        let f = |name: &str| format!("{field}[{i}].{name}");
+        let moves = match p.moves {
+            0 if i != last => {
+                errors.push(Violation::new(
+                    f("moves"),
+                    "0 (the rest of the game) is only for the last period; give this period's move count",
+                ));
+                None
+            }
+            0 => None,
+            m if m > MAX_PERIOD_MOVES => {
+                errors.push(Violation::new(f("moves"), format!("{m} moves; at most {MAX_PERIOD_MOVES}")));
+                None
+            }
+            m => Some(m),
+        };
+        for (name, ms, max, what) in [
+            ("base_ms", p.base_ms, MAX_BASE_MS, "100 hours"),
+            ("increment_ms", p.increment_ms, MAX_BONUS_MS, "10 minutes a move"),
+            ("delay_ms", p.delay_ms, MAX_BONUS_MS, "10 minutes a move"),
+        ] {
+            if ms < 0 {
+                errors.push(Violation::new(f(name), format!("{ms} is negative")));
+            } else if ms > max {
+                errors.push(Violation::new(f(name), format!("{ms} ms is more than {what}")));
+            }
         }
-        (Ok(pgn), Err(_)) => Ok(pgn),
-        (Err(_), Ok(human)) => Ok(human),
-        (Err(pgn_error), Err(human_error)) => {
-            // Report the error of the grammar the text was most likely
-            // written in: anything beyond the PGN alphabet is human.
-            let looks_pgn = text.chars().all(|c| c.is_ascii_digit() || "/+:db@.|?-*".contains(c));
-            let error = if looks_pgn { pgn_error } else { human_error };
-            Err(Violation::new(
-                field,
-                format!(
-                    "`{text}` is not a time control: {error} (write e.g. `40/5400+30:1800+30` or \
-                     `40/90m+30s, 30m+30s`)"
-                ),
-            ))
+        if p.increment_ms > 0 && p.delay_ms > 0 {
+            errors.push(Violation::new(
+                f("delay_ms"),
+                "a period has an increment or a delay, not both: set `increment_ms` or `delay_ms`",
+            ));
+        }
+        let delay_kind = match pb::DelayKind::try_from(p.delay_kind) {
+            Err(_) => {
+                errors.push(unknown_enum(
+                    &f("delay_kind"),
+                    "delay kind",
+                    p.delay_kind,
+                    "DELAY_KIND_SIMPLE = 1 or DELAY_KIND_BRONSTEIN = 2",
+                ));
+                None
+            }
+            Ok(pb::DelayKind::Unspecified) => {
+                if p.delay_ms > 0 {
+                    errors.push(missing_enum(
+                        &f("delay_kind"),
+                        "delay kind for `delay_ms`",
+                        "DELAY_KIND_SIMPLE = 1 or DELAY_KIND_BRONSTEIN = 2",
+                    ));
+                }
+                None
+            }
+            Ok(kind) => {
+                if p.delay_ms == 0 {
+                    errors.push(Violation::new(
+                        f("delay_ms"),
+                        "a delay kind without a delay: give `delay_ms` or leave `delay_kind` unspecified",
+                    ));
+                }
+                Some(if kind == pb::DelayKind::Simple {
+                    BonusKind::SimpleDelay
+                } else {
+                    BonusKind::Bronstein
+                })
+            }
+        };
+        let has_bonus = p.increment_ms > 0 || p.delay_ms > 0;
+        if p.bonus_from_move > MAX_FROM_MOVE {
+            errors.push(Violation::new(
+                f("bonus_from_move"),
+                format!("move {}; moves are numbered 1 to {MAX_FROM_MOVE}", p.bonus_from_move),
+            ));
+        } else if p.bonus_from_move > 1 && !has_bonus {
+            errors
+                .push(Violation::new(f("bonus_from_move"), "there is no increment or delay to begin later"));
+        }
+        if p.base_ms == 0 && !has_bonus {
+            errors.push(Violation::new(
+                f("base_ms"),
+                "zero base time and no increment or delay: no move could be made in this period",
+            ));
+        }
+        let bonus = match (delay_kind, p.delay_ms > 0, p.increment_ms > 0) {
+            (Some(kind), true, _) => {
+                Some(Bonus { kind, ms: p.delay_ms, from_move: p.bonus_from_move.max(1) })
+            }
+            (_, _, true) => Some(Bonus::increment(p.increment_ms).from_move(p.bonus_from_move.max(1))),
+            _ => None,
+        };
+        out.push(Period { moves, base_ms: p.base_ms, bonus });
+    }
+    out
+}
+
+/// The time control of a `CreateGame` request: the text of `time_control`
+/// or one of `time_control_form`. Both may be given only if they describe
+/// the same clocks.
+///
+/// # Errors
+/// Every violation of the form(s) given, or one if none is given or two
+/// disagree.
+pub fn time_control_from_request(r: &pb::Regulations) -> Result<TimeControl, Vec<Violation>> {
+    use pb::regulations::TimeControlForm as Form;
+    let text_field = path(REGS, "time_control");
+    let text =
+        (!r.time_control.trim().is_empty()).then(|| time_control_from_text(&text_field, &r.time_control));
+    let (form_field, form) = match &r.time_control_form {
+        None => (String::new(), None),
+        Some(Form::TimeControlHuman(t)) => {
+            let field = path(REGS, "time_control_human");
+            let tc = time_control_from_human(&field, t).map_err(|v| vec![v]);
+            (field, Some(tc))
+        }
+        Some(Form::TimeControlPgn(t)) => {
+            let field = path(REGS, "time_control_pgn");
+            let tc = time_control_from_pgn(&field, t).map_err(|v| vec![v]);
+            (field, Some(tc))
+        }
+        Some(Form::TimeControlPeriods(p)) => {
+            let field = path(REGS, "time_control_periods");
+            let tc = time_control_from_periods(&field, p);
+            (field, Some(tc))
+        }
+    };
+    match (text, form) {
+        (None, None) => Err(vec![Violation::new(
+            text_field,
+            format!(
+                "a time control is required (`time_control`, `time_control_human`, `time_control_pgn` or \
+                 `time_control_periods`); {ACCEPTED_FORMS}"
+            ),
+        )]),
+        (Some(text), None) => text.map_err(|v| vec![v]),
+        (None, Some(form)) => form,
+        (Some(text), Some(form)) => {
+            let mut errors = Vec::new();
+            let (text, form) = match (text, form) {
+                (Ok(a), Ok(b)) => (a, b),
+                (a, b) => {
+                    errors.extend(a.err());
+                    errors.extend(b.err().into_iter().flatten());
+                    return Err(errors);
+                }
+            };
+            if same_clocks(&text, &form) {
+                Ok(form)
+            } else {
+                Err(vec![Violation::new(
+                    text_field,
+                    format!(
+                        "`time_control` ({}) and `{}` ({}) are different controls; give the time control once",
+                        text.to_human(),
+                        form_field.trim_start_matches("regulations."),
+                        form.to_human()
+                    ),
+                )])
+            }
         }
     }
+}
+
+/// Whether two controls run the clocks alike (`60+0` and `60` do).
+fn same_clocks(a: &TimeControl, b: &TimeControl) -> bool {
+    let norm = |tc: &TimeControl, c: Color| -> Vec<Period> {
+        tc.periods(c).iter().map(|p| Period { bonus: p.bonus.filter(|b| b.ms > 0), ..*p }).collect()
+    };
+    Color::ALL.iter().all(|&c| norm(a, c) == norm(b, c))
 }
 
 /// Converts the regulations of a `CreateGame` request into the domain's,
@@ -105,10 +316,10 @@ pub fn regulations_from_proto(r: &pb::Regulations) -> Result<Regulations, Vec<Vi
         }
     };
 
-    let time_control = match time_control_from_text(&path(REGS, "time_control"), &r.time_control) {
+    let time_control = match time_control_from_request(r) {
         Ok(tc) => Some(tc),
         Err(v) => {
-            errors.push(v);
+            errors.extend(v);
             None
         }
     };
