@@ -32,6 +32,19 @@
 //! - DEC-16: a reinstated position takes back the history after it.
 //! - DEC-17: an offer made before the offerer's own move stays pending until a
 //!   9.1.2.1 lapse, with a 12.9.1 warning for the wrong sequence.
+//! - DEC-18: the clock's move counter follows the moves completed on the
+//!   board (a forgotten press answered by the opponent, a reinstated
+//!   position, 7.1), from the count the arbiter may set (`SetMoveCounter`,
+//!   6.10.2); the time of a period comes with the move that ends it.
+//! - DEC-19: a postponed III.5 claim stays the arbiter's to decide, and is
+//!   opened again when the claimant's flag falls (III.5.2).
+//! - DEC-20: a move answered before its press: an unreplaced pawn is ruled
+//!   at once (7.5.2), a two-handed move earns a 12.9.1 warning (4.1).
+//! - DEC-21: an increment request (III.4) is granted only once its draw
+//!   offer is refused.
+//! - These four corrections are revision 2 of the rulings
+//!   (`Regulations::rulings_revision`): a game keeps the revision it was
+//!   created with, so a recorded log always replays to its rulings.
 //!
 //! - 7.5.4: `UsedTwoHands`, reported after the move is made and before the
 //!   press, makes the completion an illegal move (the position before it is
@@ -188,6 +201,20 @@ pub struct Game {
     /// they concern is illegal for the rest of the game.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     castling_bans: Vec<SetupError>,
+    /// DEC-18: the arbiter's correction of each side's move counter on the
+    /// clock (`SetMoveCounter`): the counter shows the moves the side has
+    /// completed on the board plus this.
+    #[serde(default, skip_serializing_if = "no_correction")]
+    clock_count_correction: [i64; 2],
+    /// III.5.2 (DEC-19): claims whose decision the arbiter postponed; each
+    /// is decided later by answering its question, and is opened again
+    /// when the claimant's flag falls.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    postponed: Vec<Question>,
+}
+
+fn no_correction(c: &[i64; 2]) -> bool {
+    *c == [0, 0]
 }
 
 type Outcome = Result<Vec<Ruling>, Rejection>;
@@ -247,6 +274,8 @@ impl Game {
             look_at_completion: false,
             watch: None,
             castling_bans: Vec::new(),
+            clock_count_correction: [0; 2],
+            postponed: Vec::new(),
         })
     }
 
@@ -302,6 +331,13 @@ impl Game {
 
     pub fn open_questions(&self) -> &[Question] {
         &self.questions
+    }
+
+    /// III.5 claims whose decision the arbiter postponed (III.5.2, DEC-19):
+    /// still to be decided by answering their question; opened again when
+    /// the claimant's flag falls.
+    pub fn postponed_questions(&self) -> &[Question] {
+        &self.postponed
     }
 
     /// The score penalties given so far (12.9.4, 12.9.5), in order.
@@ -542,6 +578,8 @@ impl Game {
             ResumeClocks => self.resume(at),
             AdjustClock { color, delta_ms } => self.adjust_clock(*color, *delta_ms, at),
             SetClock { color, remaining_ms } => self.set_clock(*color, *remaining_ms, at),
+            SetMoveCounter { color, moves_completed } => self.set_move_counter(*color, *moves_completed, at),
+            InstallTimeControl { time_control } => self.install_time_control(time_control, at),
             Penalty { color, kind } => self.penalty(*color, *kind, at),
             ReinstatePosition { ply } => self.reinstate(*ply, at),
             DeclareResult { result } => self.declare_result(*result),
@@ -569,6 +607,9 @@ impl Game {
         self.end = Some(end.clone());
         self.offer = None;
         self.premove = None;
+        // A postponed III.5 claim is moot once the game ends (a flag opens
+        // it again, see `flag_fell`).
+        self.postponed.clear();
         // The clocks stop with the game; a clock already paused stays so.
         if self.clock.running().is_some() {
             let at = self.last_at.unwrap_or(0).max(self.clock.last_event_at().map_or(0, |t| t.0));
@@ -692,6 +733,42 @@ impl Game {
         let mut allowed: Vec<String> = o.allowed.iter().map(|m| pos.san(*m)).collect();
         allowed.sort();
         Ruling::new(o.rule, Decision::Obligation { color, allowed, reason: o.reason.clone() })
+    }
+
+    /// DEC-18: what the clock's move counter of `color` should show: the
+    /// moves `color` has completed on the board, plus the arbiter's
+    /// correction.
+    fn clock_count_due(&self, color: Color) -> u32 {
+        let due = i64::from(self.moves_completed(color)) + self.clock_count_correction[color.index()];
+        u32::try_from(due.max(0)).unwrap_or(u32::MAX)
+    }
+
+    /// DEC-18 (6.2.1.2, 6.3.1): the clock counts the moves `color` has
+    /// completed without a press (a forgotten press answered by the
+    /// opponent), so the time of a period comes with the move that ends
+    /// it, as when the arbiter corrects the clock's move counter.
+    fn count_completed_moves(&mut self, color: Color, at: i64) -> Vec<Ruling> {
+        if !self.regs.audited_rulings() || !self.clock.is_started() {
+            return Vec::new();
+        }
+        let due = self.clock_count_due(color);
+        if self.clock.moves_completed(color) >= due {
+            return Vec::new();
+        }
+        let before = self.rem(color, at);
+        if self.clock.count_unpressed_moves(color, due, Timestamp(at)).is_err() {
+            return Vec::new();
+        }
+        let mut out =
+            vec![Ruling::new(RuleId::Fide6_2a, Decision::MoveCounterSet { color, moves_completed: due })];
+        let added = self.rem(color, at) - before;
+        if added > 0 {
+            out.push(Ruling::new(
+                RuleId::Fide6_2a,
+                Decision::ClockAdjusted { color, delta_ms: added, remaining_ms: self.rem(color, at) },
+            ));
+        }
+        out
     }
 
     /// 9.1.2.1: the receiver of an offer rejects it by touching a piece with
