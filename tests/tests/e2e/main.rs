@@ -1,6 +1,7 @@
 //! The end-to-end suite as one test binary, so the server is linked once rather than once per file.
 
 mod api;
+mod audit_clock;
 mod auth;
 mod clocks;
 mod draws;

@@ -267,6 +267,11 @@ mod tests {
             Event::ResumeClocks,
             Event::AdjustClock { color: W, delta_ms: -60_000 },
             Event::SetClock { color: B, remaining_ms: 3_000 },
+            Event::SetMoveCounter { color: W, moves_completed: 39 },
+            Event::InstallTimeControl {
+                time_control: arbiter_laws::time_control::TimeControl::from_pgn("40/5400+30:1800+30")
+                    .unwrap(),
+            },
             Event::Penalty { color: W, kind: PenaltyKind::Warning },
             Event::Penalty { color: W, kind: PenaltyKind::AddTimeToOpponent(120_000) },
             Event::Penalty { color: B, kind: PenaltyKind::DeductTime(30_000) },
@@ -324,6 +329,8 @@ mod tests {
             Decision::IllegalPositionCleared { in_check: None },
             Decision::ClockAdjusted { color: W, delta_ms: -6, remaining_ms: 7 },
             Decision::ClockSet { color: B, remaining_ms: 8 },
+            Decision::MoveCounterSet { color: W, moves_completed: 40 },
+            Decision::TimeControlInstalled { time_control: "40/5400+30:1800+30".into() },
             Decision::ClocksPaused,
             Decision::ClocksResumed,
             Decision::ClockResumedAfterOutage { outage_ms: 9 },
