@@ -672,7 +672,7 @@ fn clock_corrections_are_validated() {
     let tc = pgn_time_control("pgn_time_control", " 40/5400+30:1800+30 ").unwrap();
     assert_eq!(tc.to_pgn(), "40/5400+30:1800+30");
     assert_eq!(pgn_time_control("pgn_time_control", "300+2").unwrap().to_pgn(), "300+2");
-    for bad in ["", "90m+30s", "40/90m+30s, 30m+30s", "5|3"] {
+    for bad in ["", "90m+30s", "40/90m+30s, 30m+30s"] {
         let e = pgn_time_control("pgn_time_control", bad).unwrap_err();
         assert_eq!(e.field, "pgn_time_control", "{bad}");
         assert!(e.description.contains("PGN"), "{bad}: {}", e.description);
