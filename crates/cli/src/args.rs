@@ -272,7 +272,7 @@ pub enum ClockCommand {
     Set(ClockSetArgs),
     /// Set a side's move counter on the clock (Law 6.10.2, 7.1).
     #[command(after_help = "Example:\n  arbiter clock set-moves abc --color white --moves 39\n\n\
-                            The clock then counts the moves the side completes from there (DEC-18).")]
+                            The clock then counts the moves the side completes from there (DEC-22).")]
     SetMoves(ClockSetMovesArgs),
     /// Install the correct time control on the clock (Law 6.10.2).
     #[command(after_help = "Example:\n  arbiter clock install abc --pgn 40/5400+30:1800+30\n\n\

@@ -87,7 +87,7 @@
 //! * [`Clock::set_remaining`]: set a side's time (6.10).
 //! * [`Clock::set_moves_completed`]: correct the move counter (6.10.2).
 //! * [`Clock::count_unpressed_moves`]: count moves completed without a
-//!   press (6.2.1.2), adding the time of any period they ended (DEC-18).
+//!   press (6.2.1.2), adding the time of any period they ended (DEC-22).
 //! * [`Clock::set_control`]: install another time control (6.10.2 wrong
 //!   setting; III.4 via [`TimeControl::with_bonus_everywhere`]). The new
 //!   control governs from the next press on; the current move keeps its
@@ -800,7 +800,7 @@ impl Clock {
     /// opponent's press completes nothing on a running clock): the counter
     /// becomes `moves` and the base time of every period those moves ended
     /// is added (6.3.1), as an arbiter correcting the clock would; no
-    /// increment or delay is credited, since no press was made (DEC-18).
+    /// increment or delay is credited, since no press was made (DEC-22).
     /// Nothing happens if the counter already shows `moves` or more. A
     /// press can no longer be retracted afterwards.
     ///

@@ -228,7 +228,7 @@ pub enum Event {
     /// Correct the clock's move counter of `color` (6.10.2, and 7.1 after
     /// a position is restored): the clock now counts `moves_completed`
     /// moves for `color`, and from then on it follows the moves `color`
-    /// completes on the board from that count (DEC-18). Periods follow the
+    /// completes on the board from that count (DEC-22). Periods follow the
     /// new count from the next move on; no time is added or removed.
     SetMoveCounter {
         color: Color,

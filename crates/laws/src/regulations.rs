@@ -177,12 +177,12 @@ impl Regulations {
 
     /// The revision of the rulings this build gives new games. Revision 2
     /// corrects, after the 2026-12 audit: the clock's move counter follows
-    /// the moves completed (6.2.1.2, 6.3.1, DEC-18) and is set when a
+    /// the moves completed (6.2.1.2, 6.3.1, DEC-22) and is set when a
     /// position is reinstated (7.1); a postponed III.5 claim stays to be
-    /// decided, also after a flag (III.5.2, DEC-19); a pawn left
+    /// decided, also after a flag (III.5.2, DEC-23); a pawn left
     /// unreplaced or a two-handed move answered before the press is ruled
-    /// (7.5.2, 4.1, DEC-20); an increment request is granted only once its
-    /// draw offer was refused (III.4, DEC-21).
+    /// (7.5.2, 4.1, DEC-24); an increment request is granted only once its
+    /// draw offer was refused (III.4, DEC-25).
     pub const CURRENT_RULINGS: u32 = 2;
 
     fn first_rulings() -> u32 {

@@ -181,7 +181,7 @@ pub enum Decision {
     },
     /// The clock's move counter of `color` now counts `moves_completed`
     /// moves (6.10.2; 7.1 after a restored position; 6.2.1.2 when moves
-    /// completed without a press are counted, DEC-18).
+    /// completed without a press are counted, DEC-22).
     MoveCounterSet {
         color: Color,
         moves_completed: u32,

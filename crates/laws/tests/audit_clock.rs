@@ -2,7 +2,7 @@
 //! (`shared/spec/reviews/laws-audit.md`, sections 1.2, 1.6, 1.7, 1.9, 1.10
 //! and its item i08), each replayed through `Game::apply` with the exact
 //! rulings, clocks and move counters the Laws require (revision 2 of the
-//! rulings, DEC-18 to DEC-21), and the behaviour a game of revision 1 keeps.
+//! rulings, DEC-22 to DEC-25), and the behaviour a game of revision 1 keeps.
 
 mod common;
 
@@ -90,7 +90,7 @@ fn forgotten_press_game(r: Regulations) -> S {
         if s.g.regulations().audited_rulings() {
             match k {
                 // Black's press completes his reply but not on the running
-                // clock: the clock counts it (DEC-18).
+                // clock: the clock counts it (DEC-22).
                 9 => assert_eq!(decisions(&pressed), [(RuleId::Fide6_2a, counter_set(B, 5))]),
                 // White's next move completes his 5th (6.2.1.2).
                 10 => assert_eq!(decisions(&made)[0], (RuleId::Fide6_2a, counter_set(W, 5))),
@@ -339,7 +339,7 @@ fn audit_07_postponed_claim_stays_open_after_flag() {
 #[test]
 fn audit_07_postponed_claim_decided_later_in_the_game() {
     // Decided while the game goes on: a draw, or no draw without a second
-    // award of two minutes (DEC-19).
+    // award of two minutes (DEC-23).
     let mut s = quickplay();
     let id = postponed_claim(&mut s);
     s.play("Bc4");
@@ -440,7 +440,7 @@ fn audit_09_unreplaced_pawn_answered_stands_when_unobserved() {
 
 #[test]
 fn audit_09_two_handed_move_answered_before_the_press_is_a_warning() {
-    // i08 (DEC-20): 7.5.4 needs the press; the breach of 4.1 earns a
+    // i08 (DEC-24): 7.5.4 needs the press; the breach of 4.1 earns a
     // 12.9.1 warning and the move stands.
     let mut s = S::otb("90+30", None);
     s.play("e4 e5");

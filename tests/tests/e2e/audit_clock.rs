@@ -1,10 +1,10 @@
 //! The clock and Guidelines III defects of the 2026-12 laws audit through
 //! gRPC (the cases of `crates/laws/tests/audit_clock.rs`): the clock's move
 //! counter after a forgotten press and after a reinstated position
-//! (DEC-18), the arbiter's `SetMoveCounter` and `InstallTimeControl`
-//! (6.10.2), a postponed III.5 claim after a flag (DEC-19), an unreplaced
-//! pawn or a two-handed move answered before the press (DEC-20), and an
-//! increment request granted only once its draw offer is refused (DEC-21).
+//! (DEC-22), the arbiter's `SetMoveCounter` and `InstallTimeControl`
+//! (6.10.2), a postponed III.5 claim after a flag (DEC-23), an unreplaced
+//! pawn or a two-handed move answered before the press (DEC-24), and an
+//! increment request granted only once its draw offer is refused (DEC-25).
 
 use std::time::{Duration, Instant};
 

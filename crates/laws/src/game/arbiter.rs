@@ -96,7 +96,7 @@ impl Game {
 
     /// 6.10.2 (and 7.1): the arbiter corrects `color`'s move counter on the
     /// clock; from then on it follows the moves completed from that count
-    /// (DEC-18).
+    /// (DEC-22).
     pub(super) fn set_move_counter(&mut self, color: Color, moves: u32, at: i64) -> Outcome {
         if moves > MAX_MOVE_COUNT {
             return Err(reject(
@@ -217,7 +217,7 @@ impl Game {
         self.turn = TurnState::default();
         self.premove = None;
         // 7.1: the arbiter adjusts the clock's move counter to the moves
-        // completed in the restored position (DEC-18).
+        // completed in the restored position (DEC-22).
         let mut counters = Vec::new();
         if self.regs.audited_rulings() && self.clock.is_started() {
             for color in Color::ALL {
@@ -297,7 +297,7 @@ impl Game {
     pub(super) fn answer_question(&mut self, id: u32, answer: Answer, at: i64) -> Outcome {
         let audited = self.regs.audited_rulings();
         let open = self.questions.iter().position(|q| q.id == id);
-        // III.5.2 (DEC-19): a postponed claim is still the arbiter's to
+        // III.5.2 (DEC-23): a postponed claim is still the arbiter's to
         // decide while the game goes on.
         let postponed = match open {
             None if audited && self.end.is_none() => self.postponed.iter().position(|q| q.id == id),
@@ -369,7 +369,7 @@ impl Game {
                         )),
                         // III.5.3; a postponed claim rejected later costs
                         // no more time (the arbiter may have given the two
-                        // minutes when he postponed, III.5.2; DEC-19).
+                        // minutes when he postponed, III.5.2; DEC-23).
                         Answer::Reject if postponed.is_none() && self.end.is_none() => {
                             out.push(self.add_time(by.other(), 2 * 60_000, at, RuleId::FideIII5))
                         }
@@ -389,7 +389,7 @@ impl Game {
     fn check_answer(&self, kind: &QuestionKind, answer: Answer) -> Result<(), Rejection> {
         match (kind, answer) {
             // III.4: "If the offer is refused, and the arbiter agrees to the
-            // request": the increment waits for the refusal (DEC-21).
+            // request": the increment waits for the refusal (DEC-25).
             (QuestionKind::IncrementRequest { by }, Answer::Accept)
                 if self.end.is_none() && self.offer.as_ref().is_some_and(|o| o.by == *by) =>
             {

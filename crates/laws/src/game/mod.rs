@@ -32,15 +32,15 @@
 //! - DEC-16: a reinstated position takes back the history after it.
 //! - DEC-17: an offer made before the offerer's own move stays pending until a
 //!   9.1.2.1 lapse, with a 12.9.1 warning for the wrong sequence.
-//! - DEC-18: the clock's move counter follows the moves completed on the
+//! - DEC-22: the clock's move counter follows the moves completed on the
 //!   board (a forgotten press answered by the opponent, a reinstated
 //!   position, 7.1), from the count the arbiter may set (`SetMoveCounter`,
 //!   6.10.2); the time of a period comes with the move that ends it.
-//! - DEC-19: a postponed III.5 claim stays the arbiter's to decide, and is
+//! - DEC-23: a postponed III.5 claim stays the arbiter's to decide, and is
 //!   opened again when the claimant's flag falls (III.5.2).
-//! - DEC-20: a move answered before its press: an unreplaced pawn is ruled
+//! - DEC-24: a move answered before its press: an unreplaced pawn is ruled
 //!   at once (7.5.2), a two-handed move earns a 12.9.1 warning (4.1).
-//! - DEC-21: an increment request (III.4) is granted only once its draw
+//! - DEC-25: an increment request (III.4) is granted only once its draw
 //!   offer is refused.
 //! - These four corrections are revision 2 of the rulings
 //!   (`Regulations::rulings_revision`): a game keeps the revision it was
@@ -201,12 +201,12 @@ pub struct Game {
     /// they concern is illegal for the rest of the game.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     castling_bans: Vec<SetupError>,
-    /// DEC-18: the arbiter's correction of each side's move counter on the
+    /// DEC-22: the arbiter's correction of each side's move counter on the
     /// clock (`SetMoveCounter`): the counter shows the moves the side has
     /// completed on the board plus this.
     #[serde(default, skip_serializing_if = "no_correction")]
     clock_count_correction: [i64; 2],
-    /// III.5.2 (DEC-19): claims whose decision the arbiter postponed; each
+    /// III.5.2 (DEC-23): claims whose decision the arbiter postponed; each
     /// is decided later by answering its question, and is opened again
     /// when the claimant's flag falls.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -333,7 +333,7 @@ impl Game {
         &self.questions
     }
 
-    /// III.5 claims whose decision the arbiter postponed (III.5.2, DEC-19):
+    /// III.5 claims whose decision the arbiter postponed (III.5.2, DEC-23):
     /// still to be decided by answering their question; opened again when
     /// the claimant's flag falls.
     pub fn postponed_questions(&self) -> &[Question] {
@@ -735,7 +735,7 @@ impl Game {
         Ruling::new(o.rule, Decision::Obligation { color, allowed, reason: o.reason.clone() })
     }
 
-    /// DEC-18: what the clock's move counter of `color` should show: the
+    /// DEC-22: what the clock's move counter of `color` should show: the
     /// moves `color` has completed on the board, plus the arbiter's
     /// correction.
     fn clock_count_due(&self, color: Color) -> u32 {
@@ -743,7 +743,7 @@ impl Game {
         u32::try_from(due.max(0)).unwrap_or(u32::MAX)
     }
 
-    /// DEC-18 (6.2.1.2, 6.3.1): the clock counts the moves `color` has
+    /// DEC-22 (6.2.1.2, 6.3.1): the clock counts the moves `color` has
     /// completed without a press (a forgotten press answered by the
     /// opponent), so the time of a period comes with the move that ends
     /// it, as when the arbiter corrects the clock's move counter.

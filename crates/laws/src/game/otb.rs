@@ -57,8 +57,8 @@ impl Game {
         // A.5.2: the opponent of an illegal move nobody acted on makes his
         // next move instead of claiming: the illegal move stands.
         out.extend(self.illegal_move_stands_by(color));
-        // DEC-20: the opponent's move that still awaited its press is
-        // answered; DEC-18: the clock counts the moves completed.
+        // DEC-24: the opponent's move that still awaited its press is
+        // answered; DEC-22: the clock counts the moves completed.
         out.extend(self.settle_unpressed_move(color.other(), at));
         if self.end.is_some() {
             return Ok(out);
@@ -222,7 +222,7 @@ impl Game {
         Ok(out)
     }
 
-    /// DEC-20: `offender`'s move, made and not yet completed by a press,
+    /// DEC-24: `offender`'s move, made and not yet completed by a press,
     /// is answered by the opponent's move. An unreplaced pawn on the last
     /// rank is ruled at once as when the clock is pressed (7.5.2: the
     /// queen, 7.5.5), so the record never holds a queen the board lacks;
@@ -331,7 +331,7 @@ impl Game {
                 ));
             }
             self.pending = None;
-            // DEC-18: the clock counts the move this press completed.
+            // DEC-22: the clock counts the move this press completed.
             out.extend(self.count_completed_moves(color, at));
             if !self.regs.observe {
                 self.after_completion(color, &mut out);

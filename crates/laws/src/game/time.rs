@@ -55,7 +55,7 @@ impl Game {
         let rule = if self.regs.mode.is_online() { RuleId::Ocr4_3 } else { RuleId::Fide6_9 };
         let postponed = std::mem::take(&mut self.postponed);
         let mut out = self.lose_unless_cannot_mate(side, EndCause::Flag, rule, "flag fell");
-        // III.5.2 (DEC-19): the arbiter decides a postponed claim of the
+        // III.5.2 (DEC-23): the arbiter decides a postponed claim of the
         // flagged player "as soon as possible after a flag has fallen"; it
         // is open again, the flag's result standing until he answers.
         let lost = self.end.as_ref().is_some_and(|e| e.result != GameResult::Draw);
