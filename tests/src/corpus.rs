@@ -626,6 +626,19 @@ pub async fn play(server: TestServer) -> Session {
     s.penalty(id, W, Pk::Warning, 0).await;
     s.penalty(id, W, Pk::AddTimeToOpponent, 120_000).await;
     s.penalty(id, B, Pk::DeductTime, 30_000).await;
+    // 6.10.2: the correct time control installed, a move counter set.
+    let req = pb::InstallTimeControlRequest {
+        name: name(id),
+        pgn_time_control: "40/5400+30:1800+30".into(),
+        ..Default::default()
+    };
+    call!(s, "InstallTimeControl otb-arbiter", "InstallTimeControlResponse", install_time_control, req);
+    let req =
+        pb::SetMoveCounterRequest { name: name(id), color: W, moves_completed: 1, ..Default::default() };
+    call!(s, "SetMoveCounter otb-arbiter white 1", "SetMoveCounterResponse", set_move_counter, req);
+    let req =
+        pb::SetMoveCounterRequest { name: name(id), color: B, moves_completed: 10_001, ..Default::default() };
+    call!(s, "SetMoveCounter otb-arbiter black 10001", "SetMoveCounterResponse", set_move_counter, req);
     s.otb(id, 2, &["c2c4", "e7e6", "b1c3"]).await;
     let req = pb::ReinstatePositionRequest { name: name(id), ply: 3, ..Default::default() };
     call!(s, "ReinstatePosition otb-arbiter 3", "ReinstatePositionResponse", reinstate_position, req);

@@ -132,6 +132,12 @@ pub async fn arbiter(global: &GlobalArgs, action: ArbiterAction) -> anyhow::Resu
         ArbiterAction::Clock(ClockCommand::Set(a)) => {
             send(global, client.set_clock(&a.game, a.color.into(), a.remaining)).await
         }
+        ArbiterAction::Clock(ClockCommand::SetMoves(a)) => {
+            send(global, client.set_move_counter(&a.game, a.color.into(), a.moves)).await
+        }
+        ArbiterAction::Clock(ClockCommand::Install(a)) => {
+            send(global, client.install_time_control(&a.game, a.pgn.clone())).await
+        }
         ArbiterAction::Penalty(a) => {
             let call = client.issue_penalty(&a.game, a.color.into(), a.kind.into(), a.amount.unwrap_or(0));
             send(global, call).await

@@ -207,7 +207,7 @@ pub enum PlayerAct {
 /// What the arbiter does.
 #[derive(Debug, Subcommand)]
 pub enum ArbiterAction {
-    /// Arbiter: the clocks (pause, resume, adjust, set).
+    /// Arbiter: the clocks (pause, resume, adjust, set, set-moves, install).
     #[command(subcommand)]
     Clock(ClockCommand),
     /// Arbiter: a penalty of Law 12.9 against a player.
@@ -298,6 +298,14 @@ pub enum ClockCommand {
     #[command(after_help = "Examples:\n  arbiter clock set abc --color white --remaining 5m\n  \
                             arbiter clock set abc --color black --remaining 1:02:30")]
     Set(ClockSetArgs),
+    /// Set a side's move counter on the clock (Law 6.10.2, 7.1).
+    #[command(after_help = "Example:\n  arbiter clock set-moves abc --color white --moves 39\n\n\
+                            The clock then counts the moves the side completes from there (DEC-22).")]
+    SetMoves(ClockSetMovesArgs),
+    /// Install the correct time control on the clock (Law 6.10.2).
+    #[command(after_help = "Example:\n  arbiter clock install abc --pgn 40/5400+30:1800+30\n\n\
+                            The PGN form counts seconds. Times and move counters stay as they are.")]
+    Install(ClockInstallArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -530,6 +538,30 @@ pub struct ClockSetArgs {
     /// The new remaining time: 5m, 90s, 1:30:00, or plain milliseconds.
     #[arg(long, value_parser = duration_arg)]
     pub remaining: i64,
+}
+
+#[derive(Debug, Args)]
+pub struct ClockSetMovesArgs {
+    /// The game: `abc` or `games/abc`.
+    #[arg(value_parser = game_arg)]
+    pub game: String,
+    /// The clock whose move counter is set.
+    #[arg(long, short)]
+    pub color: ColorArg,
+    /// The moves the clock counts as completed by that side.
+    #[arg(long)]
+    pub moves: u32,
+}
+
+#[derive(Debug, Args)]
+pub struct ClockInstallArgs {
+    /// The game: `abc` or `games/abc`.
+    #[arg(value_parser = game_arg)]
+    pub game: String,
+    /// The time control in the PGN `TimeControl` form, in seconds
+    /// (`40/5400+30:1800+30`, `5400+30`, `300d3`).
+    #[arg(long)]
+    pub pgn: String,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -1022,6 +1054,48 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn clock_corrections_parse() {
+        let cli = Cli::try_parse_from([
+            "arbiter",
+            "clock",
+            "set-moves",
+            "abc",
+            "--color",
+            "black",
+            "--moves",
+            "39",
+        ])
+        .unwrap();
+        match cli.command {
+            Command::Arbiter(ArbiterAction::Clock(ClockCommand::SetMoves(a))) => {
+                assert_eq!((a.game.as_str(), a.moves), ("games/abc", 39));
+            }
+            other => panic!("{other:?}"),
+        }
+        let cli = Cli::try_parse_from(["arbiter", "clock", "install", "abc", "--pgn", "40/5400+30:1800+30"])
+            .unwrap();
+        match cli.command {
+            Command::Arbiter(ArbiterAction::Clock(ClockCommand::Install(a))) => {
+                assert_eq!(a.pgn, "40/5400+30:1800+30");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(
+            Cli::try_parse_from([
+                "arbiter",
+                "clock",
+                "set-moves",
+                "abc",
+                "--color",
+                "white",
+                "--moves",
+                "-1"
+            ])
+            .is_err()
+        );
     }
 
     #[test]

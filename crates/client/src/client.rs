@@ -248,6 +248,8 @@ act_rpcs!(
     (ResumeClocksRequest, ResumeClocksResponse, resume_clocks, "ResumeClocks"),
     (AdjustClockRequest, AdjustClockResponse, adjust_clock, "AdjustClock"),
     (SetClockRequest, SetClockResponse, set_clock, "SetClock"),
+    (SetMoveCounterRequest, SetMoveCounterResponse, set_move_counter, "SetMoveCounter"),
+    (InstallTimeControlRequest, InstallTimeControlResponse, install_time_control, "InstallTimeControl"),
     (IssuePenaltyRequest, IssuePenaltyResponse, issue_penalty, "IssuePenalty"),
     (ReinstatePositionRequest, ReinstatePositionResponse, reinstate_position, "ReinstatePosition"),
     (DeclareResultRequest, DeclareResultResponse, declare_result, "DeclareResult"),
@@ -939,6 +941,36 @@ impl Client {
             name: normalize_game(game.as_ref()),
             color: color_to_proto(Some(color)) as i32,
             remaining_ms,
+            ..Default::default()
+        })
+    }
+
+    /// SetMoveCounter (Law 6.10.2): the clock counts `moves_completed`
+    /// completed moves for `color`.
+    pub fn set_move_counter(
+        &self,
+        game: impl AsRef<str>,
+        color: Color,
+        moves_completed: u32,
+    ) -> Call<pb::SetMoveCounterRequest> {
+        self.call(pb::SetMoveCounterRequest {
+            name: normalize_game(game.as_ref()),
+            color: color_to_proto(Some(color)) as i32,
+            moves_completed,
+            ..Default::default()
+        })
+    }
+
+    /// InstallTimeControl (Law 6.10.2): the clock gets the time control
+    /// written in the PGN form (`40/5400+30:1800+30`).
+    pub fn install_time_control(
+        &self,
+        game: impl AsRef<str>,
+        pgn_time_control: impl Into<String>,
+    ) -> Call<pb::InstallTimeControlRequest> {
+        self.call(pb::InstallTimeControlRequest {
+            name: normalize_game(game.as_ref()),
+            pgn_time_control: pgn_time_control.into(),
             ..Default::default()
         })
     }

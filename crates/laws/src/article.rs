@@ -141,6 +141,7 @@ impl RuleId {
             Fide6_6 => laws("6.6"),
             Fide6_7a => laws("6.7.1"),
             Fide6_9 => laws("6.9"),
+            Fide7_1 => laws("7.1"),
             Fide7_2a => laws("7.2.1"),
             Fide7_2b => laws("7.2.2"),
             Fide7_3 => laws("7.3"),

@@ -86,6 +86,8 @@
 //!   III.4, III.5).
 //! * [`Clock::set_remaining`]: set a side's time (6.10).
 //! * [`Clock::set_moves_completed`]: correct the move counter (6.10.2).
+//! * [`Clock::count_unpressed_moves`]: count moves completed without a
+//!   press (6.2.1.2), adding the time of any period they ended (DEC-22).
 //! * [`Clock::set_control`]: install another time control (6.10.2 wrong
 //!   setting; III.4 via [`TimeControl::with_bonus_everywhere`]). The new
 //!   control governs from the next press on; the current move keeps its
@@ -791,6 +793,47 @@ impl Clock {
         self.last_press = None;
         self.last_at = Some(at);
         Ok(())
+    }
+
+    /// Counts moves `side` completed without a press (Law 6.2.1.2: a move
+    /// is also completed when the player makes his next move, or when his
+    /// opponent's press completes nothing on a running clock): the counter
+    /// becomes `moves` and the base time of every period those moves ended
+    /// is added (6.3.1), as an arbiter correcting the clock would; no
+    /// increment or delay is credited, since no press was made (DEC-22).
+    /// Nothing happens if the counter already shows `moves` or more. A
+    /// press can no longer be retracted afterwards.
+    ///
+    /// # Errors
+    ///
+    /// [`ClockError::TimestampOutOfRange`], [`ClockError::TimeWentBackwards`],
+    /// [`ClockError::TimeOutOfRange`].
+    pub fn count_unpressed_moves(
+        &mut self,
+        side: Color,
+        moves: u32,
+        at: Timestamp,
+    ) -> Result<Vec<ClockChange>, ClockError> {
+        self.check_time(at)?;
+        let counted = self.moves[side.index()];
+        if counted >= moves {
+            return Ok(Vec::new());
+        }
+        let settled = self.settled_value(side, at);
+        // A side whose time has run out is credited nothing (as a press).
+        let bonus: i64 = if self.flags[side.index()].is_some() || settled == 0 {
+            0
+        } else {
+            (counted.saturating_add(1)..=moves).map(|n| self.control.period_bonus_after_move(side, n)).sum()
+        };
+        let new = add_time(side, settled, bonus)?;
+        let mut changes = if side == self.turn { self.settle(at) } else { Vec::new() };
+        push(&mut changes, side, ChangeKind::PeriodBonus, bonus, at);
+        self.remaining[side.index()] = new;
+        self.moves[side.index()] = moves;
+        self.last_press = None;
+        self.last_at = Some(at);
+        Ok(changes)
     }
 
     /// Installs another time control at `at` (Law 6.10.2, Guidelines III.4).

@@ -237,6 +237,23 @@ pub enum Event {
         color: Color,
         remaining_ms: i64,
     },
+    /// Correct the clock's move counter of `color` (6.10.2, and 7.1 after
+    /// a position is restored): the clock now counts `moves_completed`
+    /// moves for `color`, and from then on it follows the moves `color`
+    /// completes on the board from that count (DEC-22). Periods follow the
+    /// new count from the next move on; no time is added or removed.
+    SetMoveCounter {
+        color: Color,
+        moves_completed: u32,
+    },
+    /// Install the correct time control on the clock (6.10.2: "the
+    /// arbiter shall install the correct setting"). The times and the move
+    /// counters are unchanged (adjust them with `SetClock`, `AdjustClock`
+    /// and `SetMoveCounter`); the new control's increments, delays and
+    /// periods apply from the next press on.
+    InstallTimeControl {
+        time_control: crate::time_control::TimeControl,
+    },
     /// A penalty of Article 12.9.
     Penalty {
         color: Color,

@@ -99,24 +99,13 @@ pub struct Regulations {
     /// (OCR 11.3/11.4.2); `None`: the clock keeps running and only the flag
     /// decides.
     pub reconnect_window_ms: Option<i64>,
-    /// The edition of the service's rulings this game is judged by
-    /// ([`RULINGS_EDITION`] for a new game). A ruling corrected later would
-    /// make the log of a game stored before replay differently (its later
-    /// acts may even no longer apply), so such a game keeps the rulings it
-    /// was played under. Stored without it: edition 1.
-    #[serde(default = "first_edition")]
-    pub rulings_edition: u32,
-}
-
-/// The edition of the rulings new games are judged by.
-///
-/// - 1: the first release.
-/// - 2: a castling made with two hands is replaced by that castling
-///   (DEC-20, 7.5.4 with 4.4.1 and 4.7.2), not by any king move.
-pub const RULINGS_EDITION: u32 = 2;
-
-fn first_edition() -> u32 {
-    1
+    /// The revision of the service's rulings the game is judged by. A game
+    /// keeps the revision it was created with, so its log always replays to
+    /// the rulings it was given; games created by this build get
+    /// [`Regulations::CURRENT_RULINGS`]. A state or stored specification
+    /// without it was judged by the first revision.
+    #[serde(default = "Regulations::first_rulings")]
+    pub rulings_revision: u32,
 }
 
 /// A combination of settings the Laws do not allow.
@@ -149,6 +138,9 @@ pub enum RegulationsError {
     NotObserved,
     #[error("the start position is not valid: {0}")]
     StartPosition(String),
+    /// A revision of the rulings this build does not know.
+    #[error("rulings revision {0} is unknown: this build knows revisions 1 to {max}", max = Regulations::CURRENT_RULINGS)]
+    RulingsRevision(u32),
 }
 
 const MINUTE: i64 = 60_000;
@@ -175,8 +167,33 @@ impl Regulations {
             cn_draw_alternation: false,
             max_lag_compensation_ms: 0,
             reconnect_window_ms: None,
-            rulings_edition: RULINGS_EDITION,
+            rulings_revision: Regulations::CURRENT_RULINGS,
         }
+    }
+
+    /// The first revision of the rulings (games recorded before the
+    /// corrections of the 2026-12 audit).
+    pub const FIRST_RULINGS: u32 = 1;
+
+    /// The revision of the rulings this build gives new games. Revision 2
+    /// corrects, after the 2026-12 audit: the clock's move counter follows
+    /// the moves completed (6.2.1.2, 6.3.1, DEC-22) and is set when a
+    /// position is reinstated (7.1); a postponed III.5 claim stays to be
+    /// decided, also after a flag (III.5.2, DEC-23); a pawn left
+    /// unreplaced or a two-handed move answered before the press is ruled
+    /// (7.5.2, 4.1, DEC-24); an increment request is granted only once its
+    /// draw offer was refused (III.4, DEC-25); a castling made with two hands
+    /// is replaced by that castling (7.5.4 with 4.4.1 and 4.7.2, DEC-20).
+    pub const CURRENT_RULINGS: u32 = 2;
+
+    fn first_rulings() -> u32 {
+        Regulations::FIRST_RULINGS
+    }
+
+    /// Whether the game is judged by the corrections of revision 2 (see
+    /// [`Regulations::CURRENT_RULINGS`]).
+    pub fn audited_rulings(&self) -> bool {
+        self.rulings_revision >= 2
     }
 
     /// The game's category: the override, or computed (CFG-CAT, DEC-1).
@@ -239,6 +256,9 @@ impl Regulations {
             && !(1_000..=DAY).contains(&w)
         {
             return Err(RegulationsError::ReconnectWindow(w));
+        }
+        if !(Regulations::FIRST_RULINGS..=Regulations::CURRENT_RULINGS).contains(&self.rulings_revision) {
+            return Err(RegulationsError::RulingsRevision(self.rulings_revision));
         }
         if !self.observe && self.mode.is_online() {
             // Online moves are judged as they are submitted: there is no

@@ -84,6 +84,7 @@ rule_ids! {
     Fide6_6 => "FIDE-6.6",
     Fide6_7a => "FIDE-6.7a",
     Fide6_9 => "FIDE-6.9",
+    Fide7_1 => "FIDE-7.1",
     Fide7_2a => "FIDE-7.2a",
     Fide7_2b => "FIDE-7.2b",
     Fide7_3 => "FIDE-7.3",

@@ -179,6 +179,18 @@ pub enum Decision {
         color: Color,
         remaining_ms: i64,
     },
+    /// The clock's move counter of `color` now counts `moves_completed`
+    /// moves (6.10.2; 7.1 after a restored position; 6.2.1.2 when moves
+    /// completed without a press are counted, DEC-22).
+    MoveCounterSet {
+        color: Color,
+        moves_completed: u32,
+    },
+    /// The arbiter installed this time control on the clock (6.10.2), in
+    /// the PGN `TimeControl` form (`40/5400+30:1800+30`).
+    TimeControlInstalled {
+        time_control: String,
+    },
     ClocksPaused,
     ClocksResumed,
     /// After a restart of the service: time while it was down is not charged.

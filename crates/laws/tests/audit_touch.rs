@@ -6,7 +6,7 @@
 mod common;
 
 use arbiter_laws::event::{ClaimKind, Event};
-use arbiter_laws::regulations::Mode;
+use arbiter_laws::regulations::{Mode, Regulations};
 use arbiter_laws::rule::RuleId;
 use arbiter_laws::ruling::{Decision, Ruling};
 use common::*;
@@ -272,10 +272,10 @@ fn audit_08_two_handed_castling_is_replaced_by_castling() {
     assert_eq!(illegal_moves(&rs), [(RuleId::Fide7_5_4, 1)]);
     assert_eq!(obligation_of(&rs), (RuleId::Fide4_4a, vec!["O-O".to_string()]));
 
-    // A game stored under rulings edition 1 (before DEC-20) replays with
+    // A game stored under rulings revision 1 (before DEC-20) replays with
     // the ruling it was played under: any king move.
     let mut r = regs("90+30", Mode::OverTheBoard, Some(CASTLE_FEN));
-    r.rulings_edition = 1;
+    r.rulings_revision = Regulations::FIRST_RULINGS;
     let mut s = S::new(r);
     s.make(W, "e1g1");
     s.ev(Event::UsedTwoHands { color: W });

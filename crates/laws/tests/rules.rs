@@ -332,6 +332,16 @@ fn fide_5_2_3_agreement() {
 // ---------- Article 7 ----------
 
 #[test]
+fn fide_7_1_restored_position_sets_the_move_counter() {
+    let mut s = S::otb("90+30", None);
+    s.play("e4 e5 Nf3");
+    let rs = s.ev(Event::ReinstatePosition { ply: 1 });
+    assert_eq!(rules(&rs), [RuleId::Fide7_5_1, RuleId::Fide7_1, RuleId::Fide7_1]);
+    assert_eq!(s.g.clock().moves_completed(W), 1);
+    assert_eq!(s.g.clock().moves_completed(B), 0);
+}
+
+#[test]
 fn fide_7_5_1_and_7_5_5_illegal_moves() {
     let mut s = S::otb("90+30", None);
     let rs = s.make(W, "e2e5");

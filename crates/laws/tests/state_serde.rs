@@ -150,3 +150,40 @@ fn the_move_written_with_an_incorrect_claim_round_trips_and_old_states_load() {
     assert_eq!(old.obligation(), g.obligation());
     assert_ne!(old, g);
 }
+
+/// A state written before the rulings revision, the clock count
+/// corrections and postponed claims existed reads as a game of revision 1,
+/// and a state with them round-trips.
+#[test]
+fn states_before_the_rulings_revision_read_as_revision_one() {
+    let mut r = Regulations::new(TimeControl::from_pgn("5400").unwrap());
+    r.guidelines_iii = true;
+    let mut g = Game::new(r).unwrap();
+    for (e, at) in [
+        (Event::Start, 0),
+        (Event::SetMoveCounter { color: Color::White, moves_completed: 30 }, 1),
+        (Event::SetClock { color: Color::White, remaining_ms: 90_000 }, 2),
+        (Event::ClaimNoWinningAttempt { color: Color::White }, 3),
+        (Event::AnswerQuestion { id: 1, answer: arbiter_laws::event::Answer::Postpone }, 4),
+    ] {
+        g.apply(&e, at).unwrap();
+    }
+    assert_eq!(g.postponed_questions().len(), 1);
+    let json = serde_json::to_value(&g).unwrap();
+    assert_eq!(json["regs"]["rulings_revision"], 2, "{json}");
+    assert!(json.get("clock_count_correction").is_some() && json.get("postponed").is_some(), "{json}");
+    assert_eq!(round_trip(&g), g);
+    let mut old = json;
+    for (parent, key) in
+        [(None, "clock_count_correction"), (None, "postponed"), (Some("regs"), "rulings_revision")]
+    {
+        let object = match parent {
+            Some(p) => old[p].as_object_mut().unwrap(),
+            None => old.as_object_mut().unwrap(),
+        };
+        assert!(object.remove(key).is_some(), "{key}");
+    }
+    let back: Game = serde_json::from_value(old).unwrap();
+    assert_eq!(back.regulations().rulings_revision, Regulations::FIRST_RULINGS);
+    assert!(back.postponed_questions().is_empty());
+}

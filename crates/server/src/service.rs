@@ -853,6 +853,15 @@ arbiter_service! {
             }
             ev(Event::SetClock { color: required_color("color", r.color)?, remaining_ms: r.remaining_ms })
         };
+        set_move_counter(SetMoveCounterRequest) -> SetMoveCounterResponse |r| ev(Event::SetMoveCounter {
+            color: required_color("color", r.color)?,
+            moves_completed: validate::move_counter("moves_completed", r.moves_completed).map_err(bad)?,
+        });
+        install_time_control(InstallTimeControlRequest) -> InstallTimeControlResponse |r|
+            ev(Event::InstallTimeControl {
+                time_control: validate::pgn_time_control("pgn_time_control", &r.pgn_time_control)
+                    .map_err(bad)?,
+            });
         issue_penalty(IssuePenaltyRequest) -> IssuePenaltyResponse |r| ev(Event::Penalty {
             color: required_color("color", r.color)?,
             kind: validate::penalty_from_proto(r.kind, r.amount_ms).map_err(bad)?,

@@ -2,6 +2,7 @@
 
 mod api;
 mod articles;
+mod audit_clock;
 mod audit_touch;
 mod auth;
 mod clocks;

@@ -11,9 +11,12 @@ use crate::clock::Timestamp;
 use crate::event::{Answer, DeclaredResult, PenaltyKind};
 use crate::regulations::DevicePenalty;
 use crate::rule::RuleId;
-use crate::ruling::{Decision, EndCause, RejectReason, Ruling};
+use crate::ruling::{Decision, EndCause, RejectReason, Rejection, Ruling};
 use crate::scoring::{GameResult, ScoreAdjustment, ScoreAdjustmentKind};
-use crate::time_control::Bonus;
+use crate::time_control::{Bonus, TimeControl};
+
+/// The largest move count the arbiter may set on a clock.
+const MAX_MOVE_COUNT: u32 = 10_000;
 
 impl Game {
     pub(super) fn start(&mut self, at: i64) -> Outcome {
@@ -89,6 +92,33 @@ impl Game {
         }
         self.clock.set_remaining(color, remaining, Timestamp(at)).map_err(clock_rejection)?;
         Ok(vec![Ruling::new(RuleId::Fide6_10, Decision::ClockSet { color, remaining_ms: remaining })])
+    }
+
+    /// 6.10.2 (and 7.1): the arbiter corrects `color`'s move counter on the
+    /// clock; from then on it follows the moves completed from that count
+    /// (DEC-22).
+    pub(super) fn set_move_counter(&mut self, color: Color, moves: u32, at: i64) -> Outcome {
+        if moves > MAX_MOVE_COUNT {
+            return Err(reject(
+                RejectReason::InvalidArgument,
+                Some(RuleId::Fide6_10),
+                format!("a move counter must be between 0 and {MAX_MOVE_COUNT}, got {moves}"),
+            ));
+        }
+        self.clock.set_moves_completed(color, moves, Timestamp(at)).map_err(clock_rejection)?;
+        self.clock_count_correction[color.index()] =
+            i64::from(moves) - i64::from(self.moves_completed(color));
+        Ok(vec![Ruling::new(RuleId::Fide6_10, Decision::MoveCounterSet { color, moves_completed: moves })])
+    }
+
+    /// 6.10.2: the arbiter installs the correct time control on the clock;
+    /// times and move counters stay as they are.
+    pub(super) fn install_time_control(&mut self, control: &TimeControl, at: i64) -> Outcome {
+        self.clock.set_control(control.clone(), Timestamp(at)).map_err(clock_rejection)?;
+        Ok(vec![Ruling::new(
+            RuleId::Fide6_10,
+            Decision::TimeControlInstalled { time_control: control.to_pgn() },
+        )])
     }
 
     pub(super) fn penalty(&mut self, color: Color, kind: PenaltyKind, at: i64) -> Outcome {
@@ -186,6 +216,21 @@ impl Game {
         self.pending = None;
         self.turn = TurnState::default();
         self.premove = None;
+        // 7.1: the arbiter adjusts the clock's move counter to the moves
+        // completed in the restored position (DEC-22).
+        let mut counters = Vec::new();
+        if self.regs.audited_rulings() && self.clock.is_started() {
+            for color in Color::ALL {
+                let due = self.clock_count_due(color);
+                if self.clock.moves_completed(color) != due {
+                    self.clock.set_moves_completed(color, due, Timestamp(at)).map_err(clock_rejection)?;
+                    counters.push(Ruling::new(
+                        RuleId::Fide7_1,
+                        Decision::MoveCounterSet { color, moves_completed: due },
+                    ));
+                }
+            }
+        }
         // The clock follows the board: the player to move in the reinstated
         // position is the one whose clock runs.
         let to_move = self.position().turn();
@@ -196,6 +241,7 @@ impl Game {
             RuleId::Fide7_5_1,
             Decision::PositionReinstated { ply, fen: self.position().fen() },
         )];
+        out.extend(counters);
         // The arbiter (or the players' agreed correction he records) sets
         // the board: what was claimable or watched before is settled, and
         // an illegal position he reinstates is one he has seen (A.5.4).
@@ -249,14 +295,34 @@ impl Game {
     }
 
     pub(super) fn answer_question(&mut self, id: u32, answer: Answer, at: i64) -> Outcome {
-        let Some(index) = self.questions.iter().position(|q| q.id == id) else {
-            return Err(reject(
-                RejectReason::InvalidArgument,
-                Some(RuleId::Dec12),
-                format!("no open question {id}"),
-            ));
+        let audited = self.regs.audited_rulings();
+        let open = self.questions.iter().position(|q| q.id == id);
+        // III.5.2 (DEC-23): a postponed claim is still the arbiter's to
+        // decide while the game goes on.
+        let postponed = match open {
+            None if audited && self.end.is_none() => self.postponed.iter().position(|q| q.id == id),
+            _ => None,
         };
-        let q = self.questions.remove(index);
+        let q = match (open, postponed) {
+            (Some(index), _) => &self.questions[index],
+            (None, Some(index)) => &self.postponed[index],
+            (None, None) => {
+                let message = if audited && self.end.is_some() {
+                    format!("no open question {id}: the game is over")
+                } else {
+                    format!("no open question {id}")
+                };
+                return Err(reject(RejectReason::InvalidArgument, Some(RuleId::Dec12), message));
+            }
+        };
+        if audited {
+            self.check_answer(&q.kind, answer)?;
+        }
+        let q = match (open, postponed) {
+            (Some(index), _) => self.questions.remove(index),
+            (_, Some(index)) => self.postponed.remove(index),
+            (None, None) => unreachable!("checked above"),
+        };
         let mut out = vec![Ruling::new(
             RuleId::Dec12,
             Decision::QuestionAnswered { id, answer: format!("{answer:?}") },
@@ -291,22 +357,59 @@ impl Game {
                     let _ = self.clock.resume(Timestamp(at));
                     self.paused_for_question = None;
                 }
-                if self.end.is_none() {
+                let after_flag = audited && self.end.as_ref().is_some_and(|e| e.cause == EndCause::Flag);
+                if self.end.is_none() || after_flag {
                     match a {
+                        // III.5.2: a draw also after the flag has fallen.
                         Answer::Accept => out.push(self.finish(
                             GameResult::Draw,
                             EndCause::NoWinningAttempt,
                             "no winning attempt by normal means",
                             RuleId::FideIII5,
                         )),
-                        Answer::Reject => {
+                        // III.5.3; a postponed claim rejected later costs
+                        // no more time (the arbiter may have given the two
+                        // minutes when he postponed, III.5.2; DEC-23).
+                        Answer::Reject if postponed.is_none() && self.end.is_none() => {
                             out.push(self.add_time(by.other(), 2 * 60_000, at, RuleId::FideIII5))
                         }
-                        Answer::Postpone | Answer::Default => {}
+                        Answer::Postpone | Answer::Default if audited && self.end.is_none() => {
+                            // III.5.2: the decision is still to come.
+                            self.postponed.push(q);
+                        }
+                        _ => {}
                     }
                 }
             }
         }
         Ok(out)
+    }
+
+    /// Refuses an answer the Guidelines do not allow now (revision 2).
+    fn check_answer(&self, kind: &QuestionKind, answer: Answer) -> Result<(), Rejection> {
+        match (kind, answer) {
+            // III.4: "If the offer is refused, and the arbiter agrees to the
+            // request": the increment waits for the refusal (DEC-25).
+            (QuestionKind::IncrementRequest { by }, Answer::Accept)
+                if self.end.is_none() && self.offer.as_ref().is_some_and(|o| o.by == *by) =>
+            {
+                Err(reject(
+                    RejectReason::NotApplicable,
+                    Some(RuleId::FideIII4),
+                    format!(
+                        "the request of {by} is also a draw offer, and {} has not refused it yet: the \
+                         increment is set only once the offer is refused (III.4)",
+                        by.other()
+                    ),
+                ))
+            }
+            // III.5.2: after the flag the arbiter makes his final decision.
+            (QuestionKind::NoWinningAttempt { .. }, Answer::Postpone) if self.end.is_some() => Err(reject(
+                RejectReason::NotApplicable,
+                Some(RuleId::FideIII5),
+                "the game is over: the decision on the claim cannot be postponed any more (III.5.2)",
+            )),
+            _ => Ok(()),
+        }
     }
 }

@@ -60,7 +60,7 @@ impl Game {
                 let report = self.clock.press(Timestamp(at)).map_err(clock_rejection)?;
                 out.push(self.move_completed(color, &report, at, RuleId::Fide6_2a));
                 // The king and then the rook of a castling (4.4.1).
-                let touched = squares_touched_by(&before, m, self.regs.rulings_edition);
+                let touched = squares_touched_by(&before, m, self.regs.rulings_revision);
                 let description = format!("{} made with two hands", before.san(m));
                 self.not_acted_on(
                     Claimable {
@@ -368,7 +368,7 @@ impl Game {
                 // that castling (4.4.1, 4.7.2).
                 self.turn = TurnState {
                     claim_right_lost: true,
-                    touched: squares_touched_by(self.position(), m, self.regs.rulings_edition),
+                    touched: squares_touched_by(self.position(), m, self.regs.rulings_revision),
                     ..TurnState::default()
                 };
                 out.extend(self.illegal_move_penalty_under(color, RuleId::Fide7_5_4, description, at));

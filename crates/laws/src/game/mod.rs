@@ -40,6 +40,19 @@
 //!   (king then rook touched, king released on its castling square).
 //! - DEC-21: king then a rook without castling right on the king's first
 //!   rank is an illegal castling intent (4.4.3).
+//! - DEC-22: the clock's move counter follows the moves completed on the
+//!   board (a forgotten press answered by the opponent, a reinstated
+//!   position, 7.1), from the count the arbiter may set (`SetMoveCounter`,
+//!   6.10.2); the time of a period comes with the move that ends it.
+//! - DEC-23: a postponed III.5 claim stays the arbiter's to decide, and is
+//!   opened again when the claimant's flag falls (III.5.2).
+//! - DEC-24: a move answered before its press: an unreplaced pawn is ruled
+//!   at once (7.5.2), a two-handed move earns a 12.9.1 warning (4.1).
+//! - DEC-25: an increment request (III.4) is granted only once its draw
+//!   offer is refused.
+//! - These four corrections, and DEC-20, are revision 2 of the rulings
+//!   (`Regulations::rulings_revision`): a game keeps the revision it was
+//!   created with, so a recorded log always replays to its rulings.
 //!
 //! - 7.5.4: `UsedTwoHands`, reported after the move is made and before the
 //!   press, makes the completion an illegal move (the position before it is
@@ -196,6 +209,20 @@ pub struct Game {
     /// they concern is illegal for the rest of the game.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     castling_bans: Vec<SetupError>,
+    /// DEC-22: the arbiter's correction of each side's move counter on the
+    /// clock (`SetMoveCounter`): the counter shows the moves the side has
+    /// completed on the board plus this.
+    #[serde(default, skip_serializing_if = "no_correction")]
+    clock_count_correction: [i64; 2],
+    /// III.5.2 (DEC-23): claims whose decision the arbiter postponed; each
+    /// is decided later by answering its question, and is opened again
+    /// when the claimant's flag falls.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    postponed: Vec<Question>,
+}
+
+fn no_correction(c: &[i64; 2]) -> bool {
+    *c == [0, 0]
 }
 
 type Outcome = Result<Vec<Ruling>, Rejection>;
@@ -255,6 +282,8 @@ impl Game {
             look_at_completion: false,
             watch: None,
             castling_bans: Vec::new(),
+            clock_count_correction: [0; 2],
+            postponed: Vec::new(),
         })
     }
 
@@ -310,6 +339,13 @@ impl Game {
 
     pub fn open_questions(&self) -> &[Question] {
         &self.questions
+    }
+
+    /// III.5 claims whose decision the arbiter postponed (III.5.2, DEC-23):
+    /// still to be decided by answering their question; opened again when
+    /// the claimant's flag falls.
+    pub fn postponed_questions(&self) -> &[Question] {
+        &self.postponed
     }
 
     /// The score penalties given so far (12.9.4, 12.9.5), in order.
@@ -558,6 +594,8 @@ impl Game {
             ResumeClocks => self.resume(at),
             AdjustClock { color, delta_ms } => self.adjust_clock(*color, *delta_ms, at),
             SetClock { color, remaining_ms } => self.set_clock(*color, *remaining_ms, at),
+            SetMoveCounter { color, moves_completed } => self.set_move_counter(*color, *moves_completed, at),
+            InstallTimeControl { time_control } => self.install_time_control(time_control, at),
             Penalty { color, kind } => self.penalty(*color, *kind, at),
             ReinstatePosition { ply } => self.reinstate(*ply, at),
             DeclareResult { result } => self.declare_result(*result),
@@ -585,6 +623,9 @@ impl Game {
         self.end = Some(end.clone());
         self.offer = None;
         self.premove = None;
+        // A postponed III.5 claim is moot once the game ends (a flag opens
+        // it again, see `flag_fell`).
+        self.postponed.clear();
         // The clocks stop with the game; a clock already paused stays so.
         if self.clock.running().is_some() {
             let at = self.last_at.unwrap_or(0).max(self.clock.last_event_at().map_or(0, |t| t.0));
@@ -708,6 +749,42 @@ impl Game {
         let mut allowed: Vec<String> = o.allowed.iter().map(|m| pos.san(*m)).collect();
         allowed.sort();
         Ruling::new(o.rule, Decision::Obligation { color, allowed, reason: o.reason.clone() })
+    }
+
+    /// DEC-22: what the clock's move counter of `color` should show: the
+    /// moves `color` has completed on the board, plus the arbiter's
+    /// correction.
+    fn clock_count_due(&self, color: Color) -> u32 {
+        let due = i64::from(self.moves_completed(color)) + self.clock_count_correction[color.index()];
+        u32::try_from(due.max(0)).unwrap_or(u32::MAX)
+    }
+
+    /// DEC-22 (6.2.1.2, 6.3.1): the clock counts the moves `color` has
+    /// completed without a press (a forgotten press answered by the
+    /// opponent), so the time of a period comes with the move that ends
+    /// it, as when the arbiter corrects the clock's move counter.
+    fn count_completed_moves(&mut self, color: Color, at: i64) -> Vec<Ruling> {
+        if !self.regs.audited_rulings() || !self.clock.is_started() {
+            return Vec::new();
+        }
+        let due = self.clock_count_due(color);
+        if self.clock.moves_completed(color) >= due {
+            return Vec::new();
+        }
+        let before = self.rem(color, at);
+        if self.clock.count_unpressed_moves(color, due, Timestamp(at)).is_err() {
+            return Vec::new();
+        }
+        let mut out =
+            vec![Ruling::new(RuleId::Fide6_2a, Decision::MoveCounterSet { color, moves_completed: due })];
+        let added = self.rem(color, at) - before;
+        if added > 0 {
+            out.push(Ruling::new(
+                RuleId::Fide6_2a,
+                Decision::ClockAdjusted { color, delta_ms: added, remaining_ms: self.rem(color, at) },
+            ));
+        }
+        out
     }
 
     /// 9.1.2.1: the receiver of an offer rejects it by touching a piece with
@@ -861,11 +938,11 @@ fn captured_by(pos: &Position, mv: &MoveInput) -> Option<Square> {
 
 /// The squares a legal move `m` of the side to move in `pos` touches, in
 /// order: the piece moved, for castling then its rook (the king first,
-/// 4.4.1; from rulings edition 2, DEC-20), and the piece it captures (en
+/// 4.4.1; from rulings revision 2, DEC-20), and the piece it captures (en
 /// passant included).
-fn squares_touched_by(pos: &Position, m: Move, edition: u32) -> Vec<Square> {
+fn squares_touched_by(pos: &Position, m: Move, revision: u32) -> Vec<Square> {
     let mut touched = vec![m.from()];
-    if m.is_castle() && edition >= 2 {
+    if m.is_castle() && revision >= 2 {
         touched.push(m.to());
     }
     touched.extend(crate::touch::captured_square(pos, m));

@@ -1,17 +1,17 @@
 //! Moves over the board: making a move (4.7), a half-made castling
 //! (DEC-6), two hands (7.5.4) and pressing the clock (6.2).
 
-use arbiter_chess::{Bitboard, Color, Role, Square};
+use arbiter_chess::{Bitboard, Color, Move, Role, Square};
 
-use super::state::{Pending, TurnState};
-use super::{Game, Outcome, captured_by, reject};
+use super::state::{Pending, Stood, TurnState};
+use super::{Game, Outcome, captured_by, describe_move, reject};
 use crate::event::MoveInput;
 use crate::rule::RuleId;
 use crate::ruling::{Decision, RejectReason, Ruling};
 use crate::touch::Obligation;
 
 impl Game {
-    pub(super) fn make_move(&mut self, color: Color, mv: &MoveInput, _at: i64) -> Outcome {
+    pub(super) fn make_move(&mut self, color: Color, mv: &MoveInput, at: i64) -> Outcome {
         self.require_over_the_board(RuleId::Ocr3_1, "online moves are submitted, not made")?;
         self.require_running_clocks()?;
         let mut out = Vec::new();
@@ -57,6 +57,13 @@ impl Game {
         // A.5.2: the opponent of an illegal move nobody acted on makes his
         // next move instead of claiming: the illegal move stands.
         out.extend(self.illegal_move_stands_by(color));
+        // DEC-24: the opponent's move that still awaited its press is
+        // answered; DEC-22: the clock counts the moves completed.
+        out.extend(self.settle_unpressed_move(color.other(), at));
+        if self.end.is_some() {
+            return Ok(out);
+        }
+        out.extend(self.count_completed_moves(color, at));
         if correcting {
             // Correcting an illegal or refused move before pressing: allowed,
             // still bound by Article 4.
@@ -176,7 +183,12 @@ impl Game {
             }
             _ => {}
         }
-        let stands = self.illegal_move_stands_by(color);
+        let mut stands = self.illegal_move_stands_by(color);
+        stands.extend(self.settle_unpressed_move(color.other(), at));
+        if self.end.is_some() {
+            return Ok(stands);
+        }
+        stands.extend(self.count_completed_moves(color, at));
         if let Some(o) = self.obligation()
             && !o.allows(castle)
         {
@@ -207,6 +219,70 @@ impl Game {
         self.turn.forced = Some(forced);
         self.pending = Some(Pending::HalfCastling { color, castle });
         Ok(out)
+    }
+
+    /// DEC-24: `offender`'s move, made and not yet completed by a press,
+    /// is answered by the opponent's move. An unreplaced pawn on the last
+    /// rank is ruled at once as when the clock is pressed (7.5.2: the
+    /// queen, 7.5.5), so the record never holds a queen the board lacks;
+    /// with `observe = false` the pawn stands (A.5.2: the opponent made his
+    /// move without claiming) and A.5.4 looks at the position. A move made
+    /// with two hands stays on the board: without a press 7.5.4 does not
+    /// apply, the breach of 4.1 earns a 12.9.1 warning (`observe = false`:
+    /// nothing, as for an illegal move that stood). Only revision 2.
+    fn settle_unpressed_move(&mut self, offender: Color, at: i64) -> Vec<Ruling> {
+        if !self.regs.audited_rulings() {
+            return Vec::new();
+        }
+        match self.pending.clone() {
+            Some(Pending::UnfinishedPromotion { color, ply }) if color == offender => {
+                self.pending = None;
+                if self.regs.observe {
+                    let mut out = self.illegal_move_penalty_under(
+                        offender,
+                        RuleId::Fide7_5_2,
+                        "pawn not replaced on promotion; the opponent answered before the clock was pressed"
+                            .into(),
+                        at,
+                    );
+                    if self.end.is_none()
+                        && let Some(end) = self.automatic_end()
+                    {
+                        out.push(end);
+                    }
+                    return out;
+                }
+                let Some(&queen) = self.record.moves().get(ply.wrapping_sub(1)) else { return Vec::new() };
+                let pawn_move = Move::normal(queen.from(), queen.to());
+                let before = self.record.positions()[ply - 1];
+                if before.play_irregular(pawn_move).is_err() {
+                    return Vec::new();
+                }
+                self.record.pop();
+                let _ = self.record.push_irregular(pawn_move);
+                let description =
+                    format!("{}: pawn not replaced on promotion", describe_move(&before, pawn_move));
+                self.stood = Some(Stood { color: offender, description: description.clone() });
+                self.look_at_completion = true;
+                vec![Ruling::new(
+                    RuleId::FideA5_2,
+                    Decision::IllegalMoveStands { color: offender, description },
+                )]
+            }
+            Some(Pending::Legal { color, two_hands: true, .. }) if color == offender => {
+                self.pending = None;
+                if !self.regs.observe {
+                    return Vec::new();
+                }
+                vec![self.warn(
+                    offender,
+                    "a move made with two hands (4.1), answered before the clock was pressed: not an illegal \
+                     move (7.5.4 needs the press)",
+                    RuleId::Fide12_9,
+                )]
+            }
+            _ => Vec::new(),
+        }
     }
 
     /// 7.5.4: the move made and not yet completed was made with two hands.
@@ -254,6 +330,8 @@ impl Game {
                 ));
             }
             self.pending = None;
+            // DEC-22: the clock counts the move this press completed.
+            out.extend(self.count_completed_moves(color, at));
             if !self.regs.observe {
                 self.after_completion(color, &mut out);
             }

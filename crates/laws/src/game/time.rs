@@ -4,9 +4,10 @@
 use arbiter_chess::Color;
 
 use super::Game;
+use super::state::{Question, QuestionKind};
 use crate::clock::Timestamp;
 use crate::rule::RuleId;
-use crate::ruling::{EndCause, Ruling};
+use crate::ruling::{Decision, EndCause, Ruling};
 use crate::scoring::GameResult;
 
 impl Game {
@@ -52,7 +53,37 @@ impl Game {
     pub(super) fn flag_fell(&mut self, side: Color, when: i64) -> Vec<Ruling> {
         let _ = self.clock.pause(Timestamp(when));
         let rule = if self.regs.mode.is_online() { RuleId::Ocr4_3 } else { RuleId::Fide6_9 };
-        self.lose_unless_cannot_mate(side, EndCause::Flag, rule, "flag fell")
+        let postponed = std::mem::take(&mut self.postponed);
+        let mut out = self.lose_unless_cannot_mate(side, EndCause::Flag, rule, "flag fell");
+        // III.5.2 (DEC-23): the arbiter decides a postponed claim of the
+        // flagged player "as soon as possible after a flag has fallen"; it
+        // is open again, the flag's result standing until he answers.
+        let lost = self.end.as_ref().is_some_and(|e| e.result != GameResult::Draw);
+        for q in postponed {
+            if lost && matches!(q.kind, QuestionKind::NoWinningAttempt { by } if by == side) {
+                let opened = Ruling::new(
+                    RuleId::FideIII5,
+                    Decision::QuestionOpened {
+                        id: q.id,
+                        question: format!(
+                            "{side}'s flag fell: is the draw {side} claimed (postponed, Guidelines III.5.2) \
+                             to be declared?"
+                        ),
+                        default: "the result of the flag stands".into(),
+                    },
+                );
+                if let Decision::QuestionOpened { question, default, .. } = &opened.decision {
+                    self.questions.push(Question {
+                        id: q.id,
+                        kind: q.kind.clone(),
+                        text: question.clone(),
+                        default: default.clone(),
+                    });
+                }
+                out.push(opened);
+            }
+        }
+        out
     }
 
     pub(super) fn default_time_expired(&mut self, when: i64) -> Vec<Ruling> {

@@ -841,6 +841,8 @@ fn every_decision_has_a_name_and_summary() {
         Decision::IllegalMoveNotCompleted { color: c, description: "x".into() },
         Decision::ClockAdjusted { color: c, delta_ms: -30_000, remaining_ms: 60_000 },
         Decision::ClockSet { color: c, remaining_ms: 60_000 },
+        Decision::MoveCounterSet { color: c, moves_completed: 40 },
+        Decision::TimeControlInstalled { time_control: "40/5400+30:1800+30".into() },
         Decision::ClocksResumed,
         Decision::ClockResumedAfterOutage { outage_ms: 4_000 },
         Decision::Warning { color: c, reason: "r".into() },
@@ -949,6 +951,10 @@ fn every_event_has_a_name_and_summary() {
         Event::PauseClocks,
         Event::ResumeClocks,
         Event::SetClock { color: c, remaining_ms: 1 },
+        Event::SetMoveCounter { color: c, moves_completed: 40 },
+        Event::InstallTimeControl {
+            time_control: arbiter_laws::time_control::TimeControl::from_pgn("40/5400+30:1800+30").unwrap(),
+        },
         Event::ReinstatePosition { ply: 0 },
         Event::DeviceFound { color: c },
         Event::AnswerQuestion { id: 2, answer: Answer::Postpone },
@@ -983,5 +989,23 @@ fn results() {
     ];
     for (r, text) in cases {
         assert_eq!(game_result_text(r), text, "{r:?}");
+    }
+}
+
+#[test]
+fn clock_corrections_are_validated() {
+    use super::validate::{MAX_MOVE_COUNTER, move_counter, pgn_time_control};
+    assert_eq!(move_counter("moves_completed", 0), Ok(0));
+    assert_eq!(move_counter("moves_completed", MAX_MOVE_COUNTER), Ok(MAX_MOVE_COUNTER));
+    let e = move_counter("moves_completed", MAX_MOVE_COUNTER + 1).unwrap_err();
+    assert_eq!(e.field, "moves_completed");
+    assert!(e.description.contains("0 to 10000"), "{}", e.description);
+    let tc = pgn_time_control("pgn_time_control", " 40/5400+30:1800+30 ").unwrap();
+    assert_eq!(tc.to_pgn(), "40/5400+30:1800+30");
+    assert_eq!(pgn_time_control("pgn_time_control", "300+2").unwrap().to_pgn(), "300+2");
+    for bad in ["", "90m+30s", "40/90m+30s, 30m+30s"] {
+        let e = pgn_time_control("pgn_time_control", bad).unwrap_err();
+        assert_eq!(e.field, "pgn_time_control", "{bad}");
+        assert!(e.description.contains("PGN"), "{bad}: {}", e.description);
     }
 }

@@ -419,7 +419,8 @@ pub fn regulations_from_proto(r: &pb::Regulations) -> Result<Regulations, Vec<Vi
         cn_draw_alternation: r.cn_draw_alternation,
         max_lag_compensation_ms: r.max_lag_compensation_ms,
         reconnect_window_ms: r.reconnect_window_ms,
-        rulings_edition: arbiter_laws::regulations::RULINGS_EDITION,
+        // A new game is judged by the rulings of this build.
+        rulings_revision: Regulations::CURRENT_RULINGS,
     };
     regs.validate()
         .map_err(|e| vec![Violation::new(path(REGS, regulations_error_field(&e)), e.to_string())])?;
@@ -440,7 +441,52 @@ fn regulations_error_field(e: &RegulationsError) -> &'static str {
         RegulationsError::ReconnectWindow(_) => "reconnect_window_ms",
         RegulationsError::NotObserved => "entered_after_the_fact",
         RegulationsError::StartPosition(_) => "start_fen",
+        // Not a field of the API: the service gives every new game the
+        // current revision, so this is never reported for a request.
+        RegulationsError::RulingsRevision(_) => "rulings_revision",
     }
+}
+
+/// The largest move count the arbiter may set on a clock (`SetMoveCounter`).
+pub const MAX_MOVE_COUNTER: u32 = 10_000;
+
+/// The move count of a `SetMoveCounter` request.
+///
+/// # Errors
+/// A violation of `field` above [`MAX_MOVE_COUNTER`].
+pub fn move_counter(field: &str, moves: u32) -> Result<u32, Violation> {
+    if moves > MAX_MOVE_COUNTER {
+        return Err(Violation::new(
+            field,
+            format!("a move counter counts 0 to {MAX_MOVE_COUNTER} completed moves, got {moves}"),
+        ));
+    }
+    Ok(moves)
+}
+
+/// A time control written in the PGN `TimeControl` tag form only (seconds:
+/// `40/5400+30:1800+30`, `5400+30`, `300d3`, `300b3`), as a field named for
+/// that form asks.
+///
+/// # Errors
+/// A violation of `field` if the text is empty or not of that form.
+pub fn pgn_time_control(field: &str, text: &str) -> Result<TimeControl, Violation> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(Violation::new(
+            field,
+            "a time control in the PGN form is required, e.g. `40/5400+30:1800+30` (seconds)",
+        ));
+    }
+    TimeControl::from_pgn(text).map_err(|e| {
+        Violation::new(
+            field,
+            format!(
+                "`{text}` is not a time control in the PGN form: {e} (write seconds, e.g. \
+                 `40/5400+30:1800+30`, `5400+30`, `300d3`)"
+            ),
+        )
+    })
 }
 
 /// A colour of a request; `None` when unspecified (a player token then

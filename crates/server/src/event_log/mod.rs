@@ -267,6 +267,11 @@ mod tests {
             Event::ResumeClocks,
             Event::AdjustClock { color: W, delta_ms: -60_000 },
             Event::SetClock { color: B, remaining_ms: 3_000 },
+            Event::SetMoveCounter { color: W, moves_completed: 39 },
+            Event::InstallTimeControl {
+                time_control: arbiter_laws::time_control::TimeControl::from_pgn("40/5400+30:1800+30")
+                    .unwrap(),
+            },
             Event::Penalty { color: W, kind: PenaltyKind::Warning },
             Event::Penalty { color: W, kind: PenaltyKind::AddTimeToOpponent(120_000) },
             Event::Penalty { color: B, kind: PenaltyKind::DeductTime(30_000) },
@@ -325,6 +330,8 @@ mod tests {
             Decision::IllegalPositionCleared { in_check: None },
             Decision::ClockAdjusted { color: W, delta_ms: -6, remaining_ms: 7 },
             Decision::ClockSet { color: B, remaining_ms: 8 },
+            Decision::MoveCounterSet { color: W, moves_completed: 40 },
+            Decision::TimeControlInstalled { time_control: "40/5400+30:1800+30".into() },
             Decision::ClocksPaused,
             Decision::ClocksResumed,
             Decision::ClockResumedAfterOutage { outage_ms: 9 },
@@ -488,8 +495,9 @@ mod tests {
     }
 
     #[test]
-    fn the_rulings_edition_is_stored_only_when_it_is_not_the_first() {
-        use arbiter_laws::regulations::{RULINGS_EDITION, Regulations};
+    fn the_rulings_revision_is_stored_only_when_it_is_not_the_first() {
+        use arbiter_laws::regulations::Regulations;
+        const CURRENT: u32 = Regulations::CURRENT_RULINGS;
         use arbiter_laws::time_control::TimeControl;
         let player = |name: &str| PlayerSpec { name: name.into(), fide_id: String::new() };
         let spec = GameSpec {
@@ -499,17 +507,17 @@ mod tests {
             black: player("B"),
             regulations: Regulations::new(TimeControl::parse_human("90+30").unwrap()),
         };
-        // A new game is judged by the current edition, stored with it.
-        assert_eq!(spec.regulations.rulings_edition, RULINGS_EDITION);
+        // A new game is judged by the current revision, stored with it.
+        assert_eq!(spec.regulations.rulings_revision, CURRENT);
         let json = encode_spec(&spec);
-        assert!(json.contains(&format!("\"rulings_edition\":{RULINGS_EDITION}")), "{json}");
+        assert!(json.contains(&format!("\"rulings_revision\":{CURRENT}")), "{json}");
         assert_eq!(decode_spec(1, &json).unwrap(), spec);
-        // A row written before editions existed has none: edition 1, and it
+        // A row written before revisions existed has none: revision 1, and it
         // re-encodes to the same bytes.
-        let old = json.replace(&format!(",\"rulings_edition\":{RULINGS_EDITION}"), "");
+        let old = json.replace(&format!(",\"rulings_revision\":{CURRENT}"), "");
         assert_ne!(old, json);
         let read = decode_spec(1, &old).unwrap();
-        assert_eq!(read.regulations.rulings_edition, 1);
+        assert_eq!(read.regulations.rulings_revision, 1);
         assert_eq!(encode_spec(&read), old);
     }
 

@@ -103,7 +103,9 @@ pub enum SetupError {
     RookMisplaced { square: Square },
 }
 
-/// A stored event (`event_json`).
+/// A stored event (`event_json`). `SetMoveCounter` and `InstallTimeControl`
+/// (its time control in the PGN form) were added after the first release;
+/// rows without them read unchanged.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 pub enum Event {
     AnnounceAdjust {
@@ -178,43 +180,19 @@ pub enum Event {
     Start,
     PauseClocks,
     ResumeClocks,
-    AdjustClock {
-        color: Color,
-        delta_ms: i64,
-    },
-    SetClock {
-        color: Color,
-        remaining_ms: i64,
-    },
-    Penalty {
-        color: Color,
-        kind: PenaltyKind,
-    },
-    ReinstatePosition {
-        ply: usize,
-    },
-    DeclareResult {
-        result: DeclaredResult,
-    },
-    DeviceFound {
-        color: Color,
-    },
-    AnswerQuestion {
-        id: u32,
-        answer: Answer,
-    },
-    SetupErrorFound {
-        error: SetupError,
-    },
-    ServiceResumed {
-        outage_ms: i64,
-    },
+    AdjustClock { color: Color, delta_ms: i64 },
+    SetClock { color: Color, remaining_ms: i64 },
+    SetMoveCounter { color: Color, moves_completed: u32 },
+    InstallTimeControl { time_control: String },
+    Penalty { color: Color, kind: PenaltyKind },
+    ReinstatePosition { ply: usize },
+    DeclareResult { result: DeclaredResult },
+    DeviceFound { color: Color },
+    AnswerQuestion { id: u32, answer: Answer },
+    SetupErrorFound { error: SetupError },
+    ServiceResumed { outage_ms: i64 },
     /// Added after the first release (additive: older rows never hold it).
-    SimultaneousTouch {
-        color: Color,
-        own: Square,
-        opponent: Square,
-    },
+    SimultaneousTouch { color: Color, own: Square, opponent: Square },
 }
 
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
@@ -260,7 +238,9 @@ pub struct GameEnd {
     pub board_result: Option<GameResult>,
 }
 
-/// A decision with its facts.
+/// A decision with its facts. `MoveCounterSet` and `TimeControlInstalled`
+/// (its time control in the PGN form) were added after the first release;
+/// rows without them read unchanged.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 pub enum Decision {
     GameStarted { white_ms: i64, black_ms: i64 },
@@ -278,6 +258,8 @@ pub enum Decision {
     IllegalPositionCleared { in_check: Option<Color> },
     ClockAdjusted { color: Color, delta_ms: i64, remaining_ms: i64 },
     ClockSet { color: Color, remaining_ms: i64 },
+    MoveCounterSet { color: Color, moves_completed: u32 },
+    TimeControlInstalled { time_control: String },
     ClocksPaused,
     ClocksResumed,
     ClockResumedAfterOutage { outage_ms: i64 },
@@ -516,6 +498,12 @@ impl From<&le::Event> for Event {
             L::ResumeClocks => Event::ResumeClocks,
             L::AdjustClock { color, delta_ms } => Event::AdjustClock { color: color.into(), delta_ms },
             L::SetClock { color, remaining_ms } => Event::SetClock { color: color.into(), remaining_ms },
+            L::SetMoveCounter { color, moves_completed } => {
+                Event::SetMoveCounter { color: color.into(), moves_completed }
+            }
+            L::InstallTimeControl { ref time_control } => {
+                Event::InstallTimeControl { time_control: time_control.to_pgn() }
+            }
             L::Penalty { color, kind } => Event::Penalty { color: color.into(), kind: kind.into() },
             L::ReinstatePosition { ply } => Event::ReinstatePosition { ply },
             L::DeclareResult { result } => Event::DeclareResult { result: result.into() },
@@ -645,6 +633,12 @@ impl From<&lr::Decision> for Decision {
             },
             L::ClockSet { color, remaining_ms } => {
                 Decision::ClockSet { color: (*color).into(), remaining_ms: *remaining_ms }
+            }
+            L::MoveCounterSet { color, moves_completed } => {
+                Decision::MoveCounterSet { color: (*color).into(), moves_completed: *moves_completed }
+            }
+            L::TimeControlInstalled { time_control } => {
+                Decision::TimeControlInstalled { time_control: time_control.clone() }
             }
             L::ClocksPaused => Decision::ClocksPaused,
             L::ClocksResumed => Decision::ClocksResumed,
@@ -848,6 +842,13 @@ impl TryFrom<Event> for le::Event {
             Event::ResumeClocks => L::ResumeClocks,
             Event::AdjustClock { color, delta_ms } => L::AdjustClock { color: color.into(), delta_ms },
             Event::SetClock { color, remaining_ms } => L::SetClock { color: color.into(), remaining_ms },
+            Event::SetMoveCounter { color, moves_completed } => {
+                L::SetMoveCounter { color: color.into(), moves_completed }
+            }
+            Event::InstallTimeControl { time_control } => L::InstallTimeControl {
+                time_control: arbiter_laws::time_control::TimeControl::from_pgn(&time_control)
+                    .map_err(|e| FormatError::Invalid(format!("time control {time_control:?}: {e}")))?,
+            },
             Event::Penalty { color, kind } => L::Penalty { color: color.into(), kind: kind.into() },
             Event::ReinstatePosition { ply } => L::ReinstatePosition { ply },
             Event::DeclareResult { result } => L::DeclareResult { result: result.into() },
@@ -998,6 +999,10 @@ impl TryFrom<Decision> for lr::Decision {
                 L::ClockAdjusted { color: color.into(), delta_ms, remaining_ms }
             }
             Decision::ClockSet { color, remaining_ms } => L::ClockSet { color: color.into(), remaining_ms },
+            Decision::MoveCounterSet { color, moves_completed } => {
+                L::MoveCounterSet { color: color.into(), moves_completed }
+            }
+            Decision::TimeControlInstalled { time_control } => L::TimeControlInstalled { time_control },
             Decision::ClocksPaused => L::ClocksPaused,
             Decision::ClocksResumed => L::ClocksResumed,
             Decision::ClockResumedAfterOutage { outage_ms } => L::ClockResumedAfterOutage { outage_ms },
@@ -1197,11 +1202,12 @@ pub struct Regulations {
     pub cn_grade_scoring: bool,
     pub max_lag_compensation_ms: i64,
     pub reconnect_window_ms: Option<i64>,
-    /// The edition of the rulings the game is judged by; absent in every
-    /// row written before editions existed, which are edition 1 (and
-    /// written absent for edition 1, so those rows re-encode unchanged).
+    /// Added after the first release: the revision of the rulings the game
+    /// is judged by, written only when it is not the first (so rows of the
+    /// first release, which have none, read as revision 1 and re-encode to
+    /// the same bytes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rulings_edition: Option<u32>,
+    pub rulings_revision: Option<u32>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
@@ -1270,7 +1276,8 @@ impl From<&super::GameSpec> for Spec {
                 cn_grade_scoring: false,
                 max_lag_compensation_ms: r.max_lag_compensation_ms,
                 reconnect_window_ms: r.reconnect_window_ms,
-                rulings_edition: (r.rulings_edition != 1).then_some(r.rulings_edition),
+                rulings_revision: (r.rulings_revision != lg::Regulations::FIRST_RULINGS)
+                    .then_some(r.rulings_revision),
             },
         }
     }
@@ -1319,7 +1326,7 @@ impl TryFrom<Spec> for super::GameSpec {
         regulations.cn_draw_alternation = r.cn_draw_alternation;
         regulations.max_lag_compensation_ms = r.max_lag_compensation_ms;
         regulations.reconnect_window_ms = r.reconnect_window_ms;
-        regulations.rulings_edition = r.rulings_edition.unwrap_or(1);
+        regulations.rulings_revision = r.rulings_revision.unwrap_or(lg::Regulations::FIRST_RULINGS);
         Ok(super::GameSpec {
             event: s.event,
             round: s.round,

@@ -101,6 +101,12 @@ pub fn decision(d: &Decision) -> Description {
         Decision::ClockSet { color, remaining_ms } => {
             ("CLOCK_SET", facts.color("color", *color).number("remaining_ms", remaining_ms))
         }
+        Decision::MoveCounterSet { color, moves_completed } => {
+            ("MOVE_COUNTER_SET", facts.color("color", *color).number("moves_completed", moves_completed))
+        }
+        Decision::TimeControlInstalled { time_control } => {
+            ("TIME_CONTROL_INSTALLED", facts.text("time_control", time_control))
+        }
         Decision::ClocksPaused => ("CLOCKS_PAUSED", facts),
         Decision::ClocksResumed => ("CLOCKS_RESUMED", facts),
         Decision::ClockResumedAfterOutage { outage_ms } => {
@@ -203,6 +209,12 @@ pub fn event(e: &Event) -> Description {
         }
         Event::SetClock { color, remaining_ms } => {
             ("SET_CLOCK", facts.color("color", *color).number("remaining_ms", remaining_ms))
+        }
+        Event::SetMoveCounter { color, moves_completed } => {
+            ("SET_MOVE_COUNTER", facts.color("color", *color).number("moves_completed", moves_completed))
+        }
+        Event::InstallTimeControl { time_control } => {
+            ("INSTALL_TIME_CONTROL", facts.text("time_control", &time_control.to_pgn()))
         }
         Event::Penalty { color, kind } => ("PENALTY", facts.color("color", *color).penalty("kind", *kind)),
         Event::ReinstatePosition { ply } => ("REINSTATE_POSITION", facts.number("ply", ply)),
@@ -541,6 +553,13 @@ fn decision_summary(d: &Decision) -> (String, Option<Color>) {
         Decision::ClockSet { color, remaining_ms } => {
             (format!("{}'s clock set to {}", side(*color), format_ms(*remaining_ms)), Some(*color))
         }
+        Decision::MoveCounterSet { color, moves_completed } => (
+            format!("{}'s move counter on the clock: {moves_completed} moves completed", side(*color)),
+            Some(*color),
+        ),
+        Decision::TimeControlInstalled { time_control } => {
+            (format!("The clock is set to the time control {time_control}"), None)
+        }
         Decision::ClocksPaused => ("The clocks are paused".to_owned(), None),
         Decision::ClocksResumed => ("The clocks are resumed".to_owned(), None),
         Decision::ClockResumedAfterOutage { outage_ms } => (
@@ -697,6 +716,12 @@ fn event_summary(e: &Event) -> String {
         }
         Event::SetClock { color, remaining_ms } => {
             format!("Arbiter sets {}'s clock to {}", side(*color), format_ms(*remaining_ms))
+        }
+        Event::SetMoveCounter { color, moves_completed } => {
+            format!("Arbiter sets {}'s move counter to {moves_completed} moves completed", side(*color))
+        }
+        Event::InstallTimeControl { time_control } => {
+            format!("Arbiter installs the time control {}", time_control.to_pgn())
         }
         Event::Penalty { color, kind } => {
             let (who, other) = (side(*color), side(color.other()));

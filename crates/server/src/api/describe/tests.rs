@@ -98,6 +98,8 @@ fn decisions() -> Vec<Decision> {
         Decision::ClockAdjusted { color: White, delta_ms: 120_000, remaining_ms: 300_000 },
         Decision::ClockAdjusted { color: Black, delta_ms: -30_000, remaining_ms: 60_000 },
         Decision::ClockSet { color: White, remaining_ms: 9_999 },
+        Decision::MoveCounterSet { color: Black, moves_completed: 40 },
+        Decision::TimeControlInstalled { time_control: "40/5400+30:1800+30".into() },
         Decision::ClocksPaused,
         Decision::ClocksResumed,
         Decision::ClockResumedAfterOutage { outage_ms: 4_000 },
@@ -190,6 +192,10 @@ fn events() -> Vec<Event> {
         Event::AdjustClock { color: White, delta_ms: 120_000 },
         Event::AdjustClock { color: Black, delta_ms: -30_000 },
         Event::SetClock { color: Black, remaining_ms: 65_000 },
+        Event::SetMoveCounter { color: White, moves_completed: 39 },
+        Event::InstallTimeControl {
+            time_control: arbiter_laws::time_control::TimeControl::from_pgn("40/5400+30:1800+30").unwrap(),
+        },
         Event::Penalty { color: White, kind: PenaltyKind::Warning },
         Event::Penalty { color: Black, kind: PenaltyKind::AddTimeToOpponent(120_000) },
         Event::Penalty { color: White, kind: PenaltyKind::DeductTime(60_000) },
@@ -249,6 +255,8 @@ const DECISION_SUMMARIES: &[(&str, Option<Color>)] = &[
     ("White's clock: 2:00 added, 5:00 left", Some(White)),
     ("Black's clock: 30.0 s removed, 1:00 left", Some(Black)),
     ("White's clock set to 0:09.9", Some(White)),
+    ("Black's move counter on the clock: 40 moves completed", Some(Black)),
+    ("The clock is set to the time control 40/5400+30:1800+30", None),
     ("The clocks are paused", None),
     ("The clocks are resumed", None),
     ("The clock resumed after the service was down for 4.0 s; that time is charged to neither player", None),
@@ -351,6 +359,8 @@ const EVENT_SUMMARIES: &[&str] = &[
     "Arbiter adds 2:00 to White's clock",
     "Arbiter removes 30.0 s from Black's clock",
     "Arbiter sets Black's clock to 1:05",
+    "Arbiter sets White's move counter to 39 moves completed",
+    "Arbiter installs the time control 40/5400+30:1800+30",
     "Arbiter warns White",
     "Arbiter penalises Black: 2:00 added to White's clock",
     "Arbiter penalises White: 1:00 deducted from White's clock",
@@ -535,7 +545,7 @@ mod oracle {
 // without `_`: a new variant does not compile until it has a number. Give
 // it the next one, raise the count beside the function, and add samples.
 
-const DECISION_VARIANTS: usize = 33;
+const DECISION_VARIANTS: usize = 35;
 fn decision_variant(d: &Decision) -> usize {
     match d {
         Decision::GameStarted { .. } => 0,
@@ -571,10 +581,12 @@ fn decision_variant(d: &Decision) -> usize {
         Decision::SetupErrorStands { .. } => 30,
         Decision::ScorePenalty { .. } => 31,
         Decision::GameOver(_) => 32,
+        Decision::MoveCounterSet { .. } => 33,
+        Decision::TimeControlInstalled { .. } => 34,
     }
 }
 
-const EVENT_VARIANTS: usize = 33;
+const EVENT_VARIANTS: usize = 35;
 fn event_variant(e: &Event) -> usize {
     match e {
         Event::AnnounceAdjust { .. } => 0,
@@ -610,6 +622,8 @@ fn event_variant(e: &Event) -> usize {
         Event::SetupErrorFound { .. } => 30,
         Event::ServiceResumed { .. } => 31,
         Event::SimultaneousTouch { .. } => 32,
+        Event::SetMoveCounter { .. } => 33,
+        Event::InstallTimeControl { .. } => 34,
     }
 }
 
