@@ -695,6 +695,8 @@ plain_responses!(
     ResumeClocksResponse,
     AdjustClockResponse,
     SetClockResponse,
+    SetMoveCounterResponse,
+    InstallTimeControlResponse,
     IssuePenaltyResponse,
     ReinstatePositionResponse,
     DeclareResultResponse,
