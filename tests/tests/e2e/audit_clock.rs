@@ -20,7 +20,9 @@ const W: pb::Color = pb::Color::White;
 const B: pb::Color = pb::Color::Black;
 
 /// 40 moves in 90 minutes, then 30 minutes, 30 seconds a move from move 1.
-const TWO_PERIODS: &str = "40/5400+30:1800+30";
+const TWO_PERIODS: &str = "pgn:40/5400+30:1800+30";
+/// The same control as the PGN-only field of InstallTimeControl takes it.
+const TWO_PERIODS_PGN: &str = "40/5400+30:1800+30";
 
 /// A line of `plies` legal moves (UCI) from `start`: no capture, no
 /// position three times, no end, so that nothing but time decides.
@@ -224,13 +226,13 @@ async fn audit_06_arbiter_sets_move_counter_and_installs_time_control() {
     let mut arbiter = server.arbiter().await;
     // A game resumed at move 31 on a clock set to 90'+30" without the
     // second period.
-    let mut regs = regulations("5400+30", pb::Mode::OverTheBoard);
+    let mut regs = regulations("pgn:5400+30", pb::Mode::OverTheBoard);
     regs.start_fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/4P3/2N2N2/PPPP1PPP/R1BQKB1R w KQkq - 4 31".into();
     let t = create(&server, &mut arbiter, new_game(regs, true)).await;
     let installed = arbiter
         .install_time_control(pb::InstallTimeControlRequest {
             name: t.name.clone(),
-            pgn_time_control: TWO_PERIODS.into(),
+            pgn_time_control: TWO_PERIODS_PGN.into(),
             ..Default::default()
         })
         .await
@@ -238,9 +240,9 @@ async fn audit_06_arbiter_sets_move_counter_and_installs_time_control() {
         .into_inner();
     let e = installed.event.unwrap();
     assert_eq!(e.act, "INSTALL_TIME_CONTROL");
-    assert_eq!(e.details["time_control"], TWO_PERIODS);
+    assert_eq!(e.details["time_control"], TWO_PERIODS_PGN);
     let r = expect_ruling(&e, "TIME_CONTROL_INSTALLED");
-    assert_eq!((r.rule_id.as_str(), r.facts["time_control"].as_str()), ("FIDE-6.10", TWO_PERIODS));
+    assert_eq!((r.rule_id.as_str(), r.facts["time_control"].as_str()), ("FIDE-6.10", TWO_PERIODS_PGN));
     for color in [W, B] {
         let set = arbiter
             .set_move_counter(pb::SetMoveCounterRequest {
@@ -321,7 +323,7 @@ async fn audit_06_arbiter_sets_move_counter_and_installs_time_control() {
 /// A quickplay-finish game (90 minutes, Guidelines III), 1.e4 e5 2.Nf3
 /// Nc6 played, White to move.
 async fn quickplay(server: &TestServer, arbiter: &mut Client) -> Table {
-    let mut regs = regulations("5400", pb::Mode::OverTheBoard);
+    let mut regs = regulations("pgn:5400", pb::Mode::OverTheBoard);
     regs.guidelines_iii = true;
     let t = create(server, arbiter, new_game(regs, true)).await;
     play_otb(arbiter, &t.name, 0, &["e2e4", "e7e5", "g1f3", "b8c6"]).await;

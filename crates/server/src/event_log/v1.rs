@@ -180,19 +180,50 @@ pub enum Event {
     Start,
     PauseClocks,
     ResumeClocks,
-    AdjustClock { color: Color, delta_ms: i64 },
-    SetClock { color: Color, remaining_ms: i64 },
-    SetMoveCounter { color: Color, moves_completed: u32 },
-    InstallTimeControl { time_control: String },
-    Penalty { color: Color, kind: PenaltyKind },
-    ReinstatePosition { ply: usize },
-    DeclareResult { result: DeclaredResult },
-    DeviceFound { color: Color },
-    AnswerQuestion { id: u32, answer: Answer },
-    SetupErrorFound { error: SetupError },
-    ServiceResumed { outage_ms: i64 },
+    AdjustClock {
+        color: Color,
+        delta_ms: i64,
+    },
+    SetClock {
+        color: Color,
+        remaining_ms: i64,
+    },
+    SetMoveCounter {
+        color: Color,
+        moves_completed: u32,
+    },
+    InstallTimeControl {
+        time_control: String,
+    },
+    Penalty {
+        color: Color,
+        kind: PenaltyKind,
+    },
+    ReinstatePosition {
+        ply: usize,
+    },
+    DeclareResult {
+        result: DeclaredResult,
+    },
+    DeviceFound {
+        color: Color,
+    },
+    AnswerQuestion {
+        id: u32,
+        answer: Answer,
+    },
+    SetupErrorFound {
+        error: SetupError,
+    },
+    ServiceResumed {
+        outage_ms: i64,
+    },
     /// Added after the first release (additive: older rows never hold it).
-    SimultaneousTouch { color: Color, own: Square, opponent: Square },
+    SimultaneousTouch {
+        color: Color,
+        own: Square,
+        opponent: Square,
+    },
 }
 
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
