@@ -183,7 +183,9 @@ impl Regulations {
     /// unreplaced or a two-handed move answered before the press is ruled
     /// (7.5.2, 4.1, DEC-24); an increment request is granted only once its
     /// draw offer was refused (III.4, DEC-25); a castling made with two hands
-    /// is replaced by that castling (7.5.4 with 4.4.1 and 4.7.2, DEC-20).
+    /// is replaced by that castling (7.5.4 with 4.4.1 and 4.7.2, DEC-20);
+    /// a question left to the arbiter cites the Article it asks about
+    /// instead of DEC-12.
     pub const CURRENT_RULINGS: u32 = 2;
 
     fn first_rulings() -> u32 {

@@ -474,7 +474,7 @@ fn audit_10_increment_request_waits_for_refused_offer() {
     let mut s = quickplay();
     s.ev(Event::SetClock { color: W, remaining_ms: 100 * SEC });
     let rs = s.ev(Event::RequestIncrement { color: W });
-    assert_eq!(rules(&rs), [RuleId::FideIII4, RuleId::Dec12]);
+    assert_eq!(rules(&rs), [RuleId::FideIII4, RuleId::FideIII4]);
     let id = s.g.open_questions()[0].id;
     let b = s.remaining(B);
     // The offer is pending: the arbiter cannot grant the increment yet.

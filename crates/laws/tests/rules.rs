@@ -9,7 +9,7 @@ use arbiter_chess::Role;
 use arbiter_laws::event::{
     Answer, ClaimKind, DeclaredResult, Event, MoveInput, PenaltyKind, SetupError, TouchKind,
 };
-use arbiter_laws::regulations::{DrawOfferRestriction, Mode};
+use arbiter_laws::regulations::{DrawOfferRestriction, Mode, Regulations};
 use arbiter_laws::rule::RuleId;
 use arbiter_laws::ruling::{Decision, GameResult};
 use common::*;
@@ -447,17 +447,29 @@ fn fide_9_6_1_fivefold_and_9_6_2_seventy_five_moves() {
 #[test]
 fn fide_iii_4_and_iii_5_and_dec_12() {
     let mut s = quickplay();
-    s.ev(Event::RequestIncrement { color: W });
-    assert_ruling(&s, RuleId::FideIII4);
-    assert_ruling(&s, RuleId::Dec12);
+    let rs = s.ev(Event::RequestIncrement { color: W });
+    // The offer and the question left to the arbiter (DEC-12) both cite
+    // III.4, the Article the question is about.
+    assert!(matches!(rs[1].decision, Decision::QuestionOpened { .. }), "{rs:?}");
+    assert_eq!(rules(&rs), [RuleId::FideIII4, RuleId::FideIII4]);
     let id = s.g.open_questions()[0].id;
     s.ev(Event::AnswerQuestion { id, answer: Answer::Reject });
     assert_rejected(&mut s, Event::AnswerQuestion { id, answer: Answer::Accept }, RuleId::Dec12);
     let mut s = quickplay();
     let rs = s.ev(Event::ClaimNoWinningAttempt { color: W });
     assert_eq!(rs[0].rule, RuleId::FideIII5);
+    assert_eq!(rs[1].rule, RuleId::FideIII5, "the question cites III.5");
     let mut s = S::otb("90+30", None);
     assert_rejected(&mut s, Event::ClaimNoWinningAttempt { color: W }, RuleId::FideIII5);
+    // A game of the first revision of the rulings keeps citing DEC-12.
+    let mut r = regs("90", Mode::OverTheBoard, None);
+    r.guidelines_iii = true;
+    r.rulings_revision = Regulations::FIRST_RULINGS;
+    let mut s = S::new(r);
+    s.play("e4 e5");
+    s.ev(Event::SetClock { color: W, remaining_ms: 90 * SEC });
+    let rs = s.ev(Event::RequestIncrement { color: W });
+    assert_eq!(rules(&rs), [RuleId::FideIII4, RuleId::Dec12]);
 }
 
 // ---------- CN options ----------

@@ -324,7 +324,7 @@ impl Game {
             (None, None) => unreachable!("checked above"),
         };
         let mut out = vec![Ruling::new(
-            RuleId::Dec12,
+            self.question_rule(&q.kind),
             Decision::QuestionAnswered { id, answer: format!("{answer:?}") },
         )];
         match (&q.kind, answer) {

@@ -666,8 +666,26 @@ impl Game {
     fn open_question(&mut self, kind: QuestionKind, text: String, default: String) -> Ruling {
         let id = self.next_question;
         self.next_question += 1;
+        let rule = self.question_rule(&kind);
         self.questions.push(Question { id, kind, text: text.clone(), default: default.clone() });
-        Ruling::new(RuleId::Dec12, Decision::QuestionOpened { id, question: text, default })
+        Ruling::new(rule, Decision::QuestionOpened { id, question: text, default })
+    }
+
+    /// The rule the rulings of a question cite. Leaving a judgement to the
+    /// arbiter is DEC-12, which rests on several Articles and so names
+    /// none; from the second revision of the rulings a question cites the
+    /// Article it asks about, so that every ruling names one: the end whose
+    /// exception it decides (6.9, 7.5.5, ... "cannot checkmate by any
+    /// possible series of legal moves"), III.4 or III.5.
+    pub(super) fn question_rule(&self, kind: &QuestionKind) -> RuleId {
+        if !self.regs.audited_rulings() {
+            return RuleId::Dec12;
+        }
+        match kind {
+            QuestionKind::CannotMateUnknown { .. } => self.end.as_ref().map_or(RuleId::Fide6_9, |e| e.rule),
+            QuestionKind::IncrementRequest { .. } => RuleId::FideIII4,
+            QuestionKind::NoWinningAttempt { .. } => RuleId::FideIII5,
+        }
     }
 
     /// The automatic ends after a move: checkmate, stalemate, dead position,
