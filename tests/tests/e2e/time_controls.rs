@@ -138,8 +138,13 @@ async fn every_form_creates_the_clocks_it_says_and_exports_standard_pgn() {
         let game = create(&mut a, regs).await;
         let shown_regs = game.regulations.clone().unwrap();
         assert_eq!(shown_regs.time_control, shown, "{label}");
-        // Responses give the control in `time_control` only.
-        assert_eq!(shown_regs.time_control_form, None, "{label}");
+        // Responses say which form the text is in: the PGN form, in its own
+        // field.
+        assert_eq!(
+            shown_regs.time_control_form,
+            Some(pb::regulations::TimeControlForm::TimeControlPgn(shown_regs.time_control.clone())),
+            "{label}"
+        );
         let c = clocks(&game);
         assert_eq!((c.white_remaining_ms, c.black_remaining_ms), (white_ms, black_ms), "{label}");
         let pgn =

@@ -316,8 +316,12 @@ fn regulations_every_field() {
     // And back: every field survives.
     let mut back = regulations_to_proto(&r);
     assert_eq!(back.time_control, "900+10");
-    assert_eq!(back.time_control_form, None);
+    assert_eq!(
+        back.time_control_form,
+        Some(pb::regulations::TimeControlForm::TimeControlPgn("900+10".into()))
+    );
     back.time_control = p.time_control.clone();
+    back.time_control_form = None;
     assert_eq!(back, p);
 }
 
@@ -341,6 +345,15 @@ fn regulations_round_trip() {
     for p in samples {
         let r = regulations_from_proto(&p).unwrap_or_else(|e| panic!("{p:?}: {e:?}"));
         let mut back = regulations_to_proto(&r);
+        // Sent back unchanged, the regulations read as the same control or
+        // are refused (the text read as the human form disagrees with
+        // `time_control_pgn`): never as another control.
+        if let Ok(again) = regulations_from_proto(&back) {
+            assert_eq!(again, r, "{back:?}");
+        }
+        // The PGN form alone reads back.
+        let alone = pb::Regulations { time_control: String::new(), ..back.clone() };
+        assert_eq!(regulations_from_proto(&alone).unwrap(), r, "{alone:?}");
         // A response's `time_control` is the PGN form: marked, it reads back.
         back.time_control = format!("pgn:{}", back.time_control);
         assert_eq!(regulations_from_proto(&back).unwrap(), r, "{back:?}");

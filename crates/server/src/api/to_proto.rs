@@ -108,8 +108,13 @@ pub fn regulations_to_proto(r: &Regulations) -> pb::Regulations {
         max_lag_compensation_ms: r.max_lag_compensation_ms,
         reconnect_window_ms: r.reconnect_window_ms,
         entered_after_the_fact: !r.observe,
-        // Responses give the control in `time_control` only.
-        time_control_form: None,
+        // The PGN form again, in the field that says it is the PGN form: a
+        // reader never has to guess, and a client that sends these
+        // regulations back unchanged is refused (the human reading of
+        // `time_control` and this disagree) rather than misread.
+        time_control_form: Some(pb::regulations::TimeControlForm::TimeControlPgn(time_control_to_text(
+            &r.time_control,
+        ))),
     }
 }
 
