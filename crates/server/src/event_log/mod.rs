@@ -30,7 +30,16 @@ use arbiter_laws::ruling::{GameEnd, RuleId, Ruling};
 use arbiter_laws::touch::Obligation;
 
 /// The newest format this build reads, and the one it writes.
-pub const FORMAT: i64 = 1;
+///
+/// Format 2 is format 1 with additions only, so its records are format
+/// 1's, in [`v1`], and a format-1 row reads as it always did: the events
+/// `SetMoveCounter`, `InstallTimeControl` and `SimultaneousTouch`, and the
+/// specification's `rulings_revision` (absent for revision 1). A row
+/// without any of them is written byte for byte as format 1 wrote it; the
+/// number is what tells an older build, which would not know the additions
+/// (and could not replay a game of a newer revision of the rulings), to
+/// refuse the row with `STORED_FORMAT_NEWER` instead of misreading it.
+pub const FORMAT: i64 = 2;
 
 /// A stored payload that cannot be read.
 #[derive(Debug, thiserror::Error)]
@@ -45,7 +54,7 @@ pub enum FormatError {
     #[error("stored in format {0}, which does not exist")]
     Nonexistent(i64),
     /// Not the JSON of its format.
-    #[error("not valid format-1 JSON: {0}")]
+    #[error("not valid JSON of its format: {0}")]
     Json(#[from] serde_json::Error),
     /// Valid JSON holding a value the Laws do not know (a square, a rule id).
     #[error("{0}")]
@@ -54,7 +63,7 @@ pub enum FormatError {
 
 fn check_format(format: i64) -> Result<(), FormatError> {
     match format {
-        1 => Ok(()),
+        1..=FORMAT => Ok(()),
         f if f > FORMAT => Err(FormatError::Newer { found: f }),
         f => Err(FormatError::Nonexistent(f)),
     }
