@@ -263,8 +263,9 @@ fn manual_2025_q08_threefold_claim_with_the_written_move() {
 /// reading and the engine's); read from the press he saw, it would be 46.c8Q
 /// itself. The result is a draw either way, since Black cannot move his pawn
 /// off e1. The arbiter who could not act at the press is the engine's
-/// `observe = false` (acts reach the arbiter after the fact, A.5), which the
-/// gRPC API does not expose yet: this question is encoded here only.
+/// `observe = false` (acts reach the arbiter after the fact, A.5); through
+/// gRPC the same game is entered after the fact
+/// (`tests/tests/e2e/exam.rs`).
 #[test]
 fn manual_2025_q09_unpromoted_pawn_answered_is_a_draw() {
     let mut r = regs("15+10", Mode::OverTheBoard, Some("k7/2P5/8/8/8/8/5p2/4R2K b - - 0 45"));

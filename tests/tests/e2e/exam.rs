@@ -15,9 +15,9 @@
 //!   (<http://arbitri.lombardiascacchi.com/Chesscafe/1999_06.txt>).
 //!
 //! M25 Q9 (an unpromoted pawn answered before the arbiter reaches the board,
-//! A.5.4) needs a game whose acts reach the arbiter after the fact
-//! (`observe = false`), which the API does not offer yet: it is ruled in the
-//! engine-level suite only.
+//! A.5.4) is played in a game entered after the fact
+//! (`Regulations.entered_after_the_fact`): the arbiter sees the acts only
+//! when he reaches the board.
 
 use std::time::{Duration, Instant};
 
@@ -396,6 +396,55 @@ async fn manual_2025_q08_threefold_claim_with_the_written_move() {
     assert_eq!((over.rule_id.as_str(), over.facts["result"].as_str()), ("FIDE-9.2", "1/2-1/2"));
     assert!(ruling(&e, "CLOCK_ADJUSTED").is_none(), "a correct claim costs nothing");
     assert_eq!(claimed.game.unwrap().status, pb::GameStatus::Finished as i32);
+    server.stop().await;
+}
+
+/// M25 Q9: rapid 15' + 10"; the arbiter, at some distance, sees Black play
+/// 45...fxe1 without promoting and press; he moves towards the board and
+/// before he reaches it White replies 46.c8Q. Answer: "The Arbiter shall wait
+/// until the next move is completed. Then, if an illegal position is still on
+/// the board, he/she shall declare the game drawn." (A.5.4.)
+///
+/// The position is the catalogue's AS-24 (`fide-rules.md` §19.2). The
+/// arbiter could not act at the press: the game is entered after the fact,
+/// so the unpromoted pawn is not acted on by itself (A.5.2), the illegal
+/// position is observed after 46.c8Q, and the game is drawn once Black's next
+/// move is completed with the pawn still on e1. Room: "the next move" is read
+/// from the arbiter's arrival, as the engine-level test says; a draw either
+/// way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn manual_2025_q09_unpromoted_pawn_answered_is_a_draw() {
+    let server = TestServer::start().await;
+    let mut arbiter = server.arbiter().await;
+    let mut regs = regulations("15+10", pb::Mode::OverTheBoard);
+    regs.start_fen = "k7/2P5/8/8/8/8/5p2/4R2K b - - 0 45".to_string();
+    regs.regime = pb::Regime::Reduced as i32;
+    regs.entered_after_the_fact = true;
+    let mut t = create(&server, &mut arbiter, new_game(regs, true)).await;
+
+    t.black.make_move(make_move(&t.name, "f2e1")).await.expect("45...fxe1");
+    let pressed = t.black.press_clock(press(&t.name)).await.expect("press").into_inner();
+    let e = pressed.event.expect("event");
+    let not_acted = expect_ruling(&e, "ILLEGAL_MOVE_NOT_ACTED_ON");
+    assert_eq!(not_acted.rule_id, "FIDE-A.5.2");
+    assert_eq!(pressed.game.as_ref().unwrap().black_illegal_moves, 0, "no penalty by itself (A.5.2)");
+
+    t.white.make_move(make_move(&t.name, "c7c8q")).await.expect("46.c8Q");
+    let pressed = t.white.press_clock(press(&t.name)).await.expect("press").into_inner();
+    let e = pressed.event.expect("event");
+    let observed = expect_ruling(&e, "ILLEGAL_POSITION_OBSERVED");
+    assert_eq!(observed.rule_id, "FIDE-A.5.4");
+    assert_eq!(observed.article.as_ref().map(|a| a.number.as_str()), Some("A.5.4"));
+    let game = pressed.game.expect("game");
+    assert!(game.end.is_none(), "the arbiter waits until the next move is completed: {game:#?}");
+
+    t.black.make_move(make_move(&t.name, "a8a7")).await.expect("46...Ka7");
+    let pressed = t.black.press_clock(press(&t.name)).await.expect("press").into_inner();
+    let e = pressed.event.expect("event");
+    let over = expect_ruling(&e, "GAME_OVER");
+    assert_eq!((over.rule_id.as_str(), over.facts["result"].as_str()), ("FIDE-A.5.4", "1/2-1/2"));
+    assert!(ruling(&e, "CLOCK_ADJUSTED").is_none(), "too late for a 7.5.2 penalty (A.5.2): {e:#?}");
+    assert_eq!(get_game(&mut arbiter, &t.name).await.end.unwrap().result, "1/2-1/2");
     server.stop().await;
 }
 
