@@ -16,6 +16,8 @@
 //! the old one, never a replacement.
 //!
 //! Usage: `cargo run -p arbiter-e2e --example golden -- [--out DIR] [--commit SHA]`
+//! (the corpus of format N lives in `crates/server/tests/golden-N`; the first
+//! one, of format 1, in `crates/server/tests/golden`).
 
 use std::path::PathBuf;
 
@@ -35,6 +37,12 @@ async fn main() {
             other => panic!("unknown argument {other:?}; usage: golden [--out DIR] [--commit SHA]"),
         }
     }
+    // A corpus is recorded once: never over an existing one.
+    assert!(
+        !out.join("expected.json").exists(),
+        "{} already holds a corpus; a new format gets a new directory (--out crates/server/tests/golden-N)",
+        out.display()
+    );
     std::fs::create_dir_all(out.join("logs")).unwrap();
 
     let dir = tempfile::tempdir().unwrap();
@@ -72,6 +80,9 @@ async fn main() {
             "result": g.get::<Option<String>, _>("result"),
             "last_seq": g.get::<i64, _>("last_seq"),
             "updated_wall_ms": g.get::<i64, _>("updated_wall_ms"),
+            // The formats of the payloads (the columns exist from format 2 on;
+            // the first corpus predates them).
+            "spec_format": g.try_get::<i64, _>("spec_format").ok(),
         });
         let rows = sqlx::query("SELECT * FROM game_events WHERE game_id = ? ORDER BY seq")
             .bind(id)
@@ -89,6 +100,7 @@ async fn main() {
                     "wall_ms": r.get::<i64, _>("wall_ms"),
                     "event_json": r.get::<String, _>("event_json"),
                     "rulings_json": r.get::<String, _>("rulings_json"),
+                    "format": r.try_get::<i64, _>("format").ok(),
                 })
             })
             .collect();
