@@ -360,6 +360,24 @@ impl Session {
         );
     }
 
+    /// Two squares touched at once (4.3.3 decides which counts first).
+    async fn touch_both(&mut self, id: &str, color: i32, square: &str, simultaneous: &str) {
+        let req = pb::TouchPieceRequest {
+            name: name(id),
+            color,
+            square: square.into(),
+            simultaneous_square: simultaneous.into(),
+            ..Default::default()
+        };
+        call!(
+            self,
+            format!("TouchPiece {id} {} {square}+{simultaneous}", side(color)),
+            "TouchPieceResponse",
+            touch_piece,
+            req
+        );
+    }
+
     async fn claim(&mut self, id: &str, color: i32, kind: pb::ClaimKind, intended: &str) {
         let req = pb::ClaimDrawRequest {
             name: name(id),
@@ -516,6 +534,9 @@ pub async fn play(server: TestServer) -> Session {
     s.touch(id, B, "e7", Tk::Accidental).await;
     s.touch(id, B, "b8", Tk::Intent).await; // bound to the knight
     s.otb(id, 1, &["b8c6"]).await;
+    // The knight c6 and the bishop f1 at once: the own piece counts first
+    // (4.3.3); it cannot take c6, so the bishop must move.
+    s.touch_both(id, W, "c6", "f1").await;
     s.touch(id, W, "d4", Tk::Intent).await; // an empty square: refused
     s.touch(id, W, "f1", Tk::Intent).await;
     s.mv(id, W, "f1c4").await;
