@@ -1,21 +1,25 @@
-//! The golden logs replayed: every game of the corpus recorded with an
-//! earlier release (`tests/golden/logs/*.json`, made by
+//! The golden logs replayed: every game of each corpus recorded with an
+//! earlier release (`tests/golden/logs/*.json` of format 1,
+//! `tests/golden-2/logs/*.json` of format 2, made by
 //! `cargo run -p arbiter-e2e --example golden`) is decoded from its stored
 //! rows and replayed through the Laws, on every build, for ever. Each event
 //! must give exactly the rulings that release stored for it, leave the
 //! position and the clocks it stored, and the game must end as that
-//! release's API showed it (`tests/golden/expected.json`).
+//! release's API showed it (`expected.json` beside the logs).
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use arbiter_chess::Color;
 use arbiter_laws::game::Game;
 use arbiter_server::event_log::{self, Clocks};
 use serde_json::Value;
 
-fn golden() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+/// The corpora: the directory and the stored format its rows were written in.
+const CORPORA: [(&str, i64); 2] = [("tests/golden", 1), ("tests/golden-2", 2)];
+
+fn corpus_dir(dir: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(dir)
 }
 
 fn read_json(path: PathBuf) -> Value {
@@ -24,8 +28,8 @@ fn read_json(path: PathBuf) -> Value {
 }
 
 /// The GetGame answer the recording release gave for each game.
-fn expected_games() -> HashMap<String, Value> {
-    let expected = read_json(golden().join("expected.json"));
+fn expected_games(golden: &Path) -> HashMap<String, Value> {
+    let expected = read_json(golden.join("expected.json"));
     expected["answers"]
         .as_array()
         .unwrap()
@@ -39,9 +43,42 @@ fn expected_games() -> HashMap<String, Value> {
 }
 
 #[test]
-fn every_golden_log_replays_to_the_identical_game() {
-    let expected = expected_games();
-    let mut logs: Vec<PathBuf> = std::fs::read_dir(golden().join("logs"))
+fn every_golden_log_of_the_first_format_replays_to_the_identical_game() {
+    replay_corpus(CORPORA[0]);
+}
+
+#[test]
+fn every_golden_log_of_the_second_format_replays_to_the_identical_game() {
+    replay_corpus(CORPORA[1]);
+}
+
+/// The second corpus holds what format 2 added to format 1, so its replay
+/// covers them: the three new events and a specification of rulings
+/// revision 2.
+#[test]
+fn the_second_corpus_holds_every_addition_of_format_2() {
+    let logs = corpus_dir(CORPORA[1].0).join("logs");
+    let mut text = String::new();
+    for entry in std::fs::read_dir(logs).unwrap() {
+        text += &std::fs::read_to_string(entry.unwrap().path()).unwrap();
+    }
+    for addition in ["SetMoveCounter", "InstallTimeControl", "SimultaneousTouch", "rulings_revision"] {
+        assert!(text.contains(addition), "no {addition} in the corpus of format 2");
+    }
+}
+
+/// The format a row was written in: the column where the corpus has it,
+/// else format 1 (the first corpus predates the columns).
+fn row_format(row: &Value, key: &str, written: i64) -> i64 {
+    let format = row.get(key).and_then(Value::as_i64).unwrap_or(1);
+    assert!(format <= written, "a row of format {format} in the corpus of format {written}");
+    format
+}
+
+fn replay_corpus((dir, written): (&str, i64)) {
+    let golden = corpus_dir(dir);
+    let expected = expected_games(&golden);
+    let mut logs: Vec<PathBuf> = std::fs::read_dir(golden.join("logs"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
@@ -52,16 +89,17 @@ fn every_golden_log_replays_to_the_identical_game() {
     for path in &logs {
         let log = read_json(path.clone());
         let id = log["game"]["id"].as_str().unwrap().to_string();
-        // Rows of the golden corpus predate the format columns: format 1.
-        let spec = event_log::decode_spec(1, log["game"]["spec_json"].as_str().unwrap())
+        let spec_format = row_format(&log["game"], "spec_format", written);
+        let spec = event_log::decode_spec(spec_format, log["game"]["spec_json"].as_str().unwrap())
             .unwrap_or_else(|e| panic!("{id}: the stored specification: {e}"));
         let mut game = Game::new(spec.regulations.clone()).unwrap();
         for row in log["events"].as_array().unwrap() {
             let seq = row["seq"].as_i64().unwrap();
             let at = row["at_ms"].as_i64().unwrap();
-            let event = event_log::decode_event(1, row["event_json"].as_str().unwrap())
+            let format = row_format(row, "format", written);
+            let event = event_log::decode_event(format, row["event_json"].as_str().unwrap())
                 .unwrap_or_else(|e| panic!("{id} #{seq}: the stored event: {e}"));
-            let stored = event_log::decode_aftermath(1, row["rulings_json"].as_str().unwrap())
+            let stored = event_log::decode_aftermath(format, row["rulings_json"].as_str().unwrap())
                 .unwrap_or_else(|e| panic!("{id} #{seq}: the stored rulings: {e}"));
             let rulings =
                 game.apply(&event, at).unwrap_or_else(|r| panic!("{id} #{seq}: no longer applies: {r}"));
@@ -78,8 +116,8 @@ fn every_golden_log_replays_to_the_identical_game() {
                 black_moves: game.moves_completed(Color::Black),
             };
             assert_eq!(replayed, stored.clocks, "{id} #{seq}: clocks");
-            // Format 2 only adds to format 1: writing a row of the first
-            // release again gives the very bytes it stored.
+            // Format 2 only adds to format 1: writing a row of either
+            // again gives the very bytes it stored.
             {
                 assert_eq!(
                     event_log::encode_event(&event),

@@ -1,33 +1,54 @@
 //! Upgrades: a database written by an earlier release opens with this build
 //! and every game in it reads back exactly as that release read it.
 //!
-//! `crates/server/tests/golden/release.sqlite` was written by the release
-//! named in `expected.json` (see `examples/golden.rs`); `expected.json` holds
-//! what that release's API answered about every game in it.
+//! `crates/server/tests/golden/release.sqlite` (format 1) and
+//! `crates/server/tests/golden-2/release.sqlite` (format 2) were each written
+//! by the release named in the `expected.json` beside them (see
+//! `examples/golden.rs`), which holds what that release's API answered about
+//! every game in it.
 
 use std::path::PathBuf;
 
 use arbiter_e2e::{TestServer, corpus};
 use serde_json::Value;
 
-fn golden() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../crates/server/tests/golden")
+fn golden(corpus: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../crates/server/tests").join(corpus)
 }
 
-/// A copy of the first-format database in a temporary directory.
-fn first_format_database() -> (tempfile::TempDir, String) {
+/// A copy of a corpus's database in a temporary directory.
+fn database_of(corpus: &str) -> (tempfile::TempDir, String) {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("arbiter.db");
-    std::fs::copy(golden().join("release.sqlite"), &db).unwrap();
+    std::fs::copy(golden(corpus).join("release.sqlite"), &db).unwrap();
     let url = format!("sqlite://{}", db.display());
     (dir, url)
 }
 
+/// A copy of the first-format database in a temporary directory.
+fn first_format_database() -> (tempfile::TempDir, String) {
+    database_of("golden")
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_database_of_the_first_release_reads_back_identically() {
+    reads_back_identically("golden", as_first_release).await;
+}
+
+/// The release that wrote format 2 gave every field this build gives: its
+/// answers must come back exactly, with no normalization at all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_of_the_second_format_reads_back_identically() {
+    reads_back_identically("golden-2", |v| v).await;
+}
+
+/// Opens a copy of `corpus`'s database and reads every game back as the
+/// release that wrote it did, `as_then` turning this build's answer into
+/// what that release could have said.
+async fn reads_back_identically(corpus: &str, as_then: fn(Value) -> Value) {
     let expected: Value =
-        serde_json::from_str(&std::fs::read_to_string(golden().join("expected.json")).unwrap()).unwrap();
-    let (dir, url) = first_format_database();
+        serde_json::from_str(&std::fs::read_to_string(golden(corpus).join("expected.json")).unwrap()).unwrap();
+    let (dir, url) = database_of(corpus);
     // First start: the rows have no read models yet (the server rebuilds
     // them in the background), then again once they all have one, so that
     // lists and reads of finished games come from the read models.
@@ -41,11 +62,11 @@ async fn a_database_of_the_first_release_reads_back_identically() {
         dir = server.stop().await.0;
         let (e, a) = (expected["answers"].as_array().unwrap(), actual.as_array().unwrap());
         for (x, y) in e.iter().zip(a) {
-            let (x, y) = (&pgn_unwrapped(x.clone()), &as_first_release(pgn_unwrapped(y.clone())));
+            let (x, y) = (&pgn_unwrapped(x.clone()), &as_then(pgn_unwrapped(y.clone())));
             assert_eq!(
                 x,
                 y,
-                "{} reads differently ({start}) from the release that wrote the database:\nexpected {}\n  actual {}",
+                "{corpus}: {} reads differently ({start}) from the release that wrote the database:\nexpected {}\n  actual {}",
                 x["call"],
                 serde_json::to_string_pretty(x).unwrap(),
                 serde_json::to_string_pretty(y).unwrap()
