@@ -37,29 +37,14 @@ impl<'de> Deserialize<'de> for Color {
 
 impl Serialize for Role {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(match self {
-            Role::Pawn => "pawn",
-            Role::Knight => "knight",
-            Role::Bishop => "bishop",
-            Role::Rook => "rook",
-            Role::Queen => "queen",
-            Role::King => "king",
-        })
+        s.serialize_str(self.name())
     }
 }
 
 impl<'de> Deserialize<'de> for Role {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Role, D::Error> {
         let s = String::deserialize(d)?;
-        Ok(match s.as_str() {
-            "pawn" => Role::Pawn,
-            "knight" => Role::Knight,
-            "bishop" => Role::Bishop,
-            "rook" => Role::Rook,
-            "queen" => Role::Queen,
-            "king" => Role::King,
-            other => return Err(de::Error::custom(format!("unknown piece kind {other:?}"))),
-        })
+        Role::from_name(&s).ok_or_else(|| de::Error::custom(format!("unknown piece kind {s:?}")))
     }
 }
 

@@ -138,6 +138,24 @@ impl Role {
         }
     }
 
+    /// The English name, lowercase (`pawn`, `knight`, ... `king`), as
+    /// rulings describe pieces.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Role::Pawn => "pawn",
+            Role::Knight => "knight",
+            Role::Bishop => "bishop",
+            Role::Rook => "rook",
+            Role::Queen => "queen",
+            Role::King => "king",
+        }
+    }
+
+    /// Parses a lowercase English name (the inverse of [`Role::name`]).
+    pub fn from_name(name: &str) -> Option<Role> {
+        Role::ALL.into_iter().find(|r| r.name() == name)
+    }
+
     /// The uppercase letter used in SAN (`P` for a pawn, although SAN omits it).
     pub const fn upper_char(self) -> char {
         self.char().to_ascii_uppercase()

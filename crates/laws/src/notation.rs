@@ -58,13 +58,13 @@ pub enum MoveTextError {
         candidates: Vec<String>,
     },
     /// The mover has no piece of that kind (on the file or rank named).
-    #[error("{text}: {color} has no {} {}", role_name(*role), where_named(*file, *rank))]
+    #[error("{text}: {color} has no {} {}", role.name(), where_named(*file, *rank))]
     NoPiece { text: String, color: Color, role: Role, file: Option<File>, rank: Option<Rank> },
     /// The mover has several pieces of that kind and none can make the
     /// movement, even jumping over pieces.
     #[error(
         "{text}: none of {color}'s {}s can move to {to}; it could be {}: write the origin square",
-        role_name(*role), or_list(candidates)
+        role.name(), or_list(candidates)
     )]
     NoMovement {
         text: String,
@@ -93,21 +93,10 @@ fn or_list(items: &[String]) -> String {
     }
 }
 
-fn role_name(role: Role) -> &'static str {
-    match role {
-        Role::Pawn => "pawn",
-        Role::Knight => "knight",
-        Role::Bishop => "bishop",
-        Role::Rook => "rook",
-        Role::Queen => "queen",
-        Role::King => "king",
-    }
-}
-
 fn article(role: &Option<Role>) -> String {
     match role {
         None => "empty".to_owned(),
-        Some(r) => format!("a {}", role_name(*r)),
+        Some(r) => format!("a {}", r.name()),
     }
 }
 

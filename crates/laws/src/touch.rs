@@ -100,17 +100,7 @@ pub(crate) fn captured_square(pos: &Position, m: Move) -> Option<Square> {
 
 fn piece_name(pos: &Position, sq: Square) -> String {
     match pos.board().piece_at(sq) {
-        Some(p) => {
-            let role = match p.role {
-                Role::Pawn => "pawn",
-                Role::Knight => "knight",
-                Role::Bishop => "bishop",
-                Role::Rook => "rook",
-                Role::Queen => "queen",
-                Role::King => "king",
-            };
-            format!("the {role} on {sq}")
-        }
+        Some(p) => format!("the {} on {sq}", p.role.name()),
         None => format!("the empty square {sq}"),
     }
 }
