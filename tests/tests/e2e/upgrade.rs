@@ -47,7 +47,8 @@ async fn a_database_of_the_second_format_reads_back_identically() {
 /// what that release could have said.
 async fn reads_back_identically(corpus: &str, as_then: fn(Value) -> Value) {
     let expected: Value =
-        serde_json::from_str(&std::fs::read_to_string(golden(corpus).join("expected.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(golden(corpus).join("expected.json")).unwrap())
+            .unwrap();
     let (dir, url) = database_of(corpus);
     // First start: the rows have no read models yet (the server rebuilds
     // them in the background), then again once they all have one, so that
