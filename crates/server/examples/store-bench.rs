@@ -223,6 +223,7 @@ fn append(g: usize, last_seq: i64, payload: &str) -> Append {
             game_id: game_id(g),
             seq,
             request_id: Some(format!("move-{seq}")),
+            origin: None,
             actor: if seq % 2 == 1 { "white" } else { "black" }.to_owned(),
             at_ms: seq * 1_000,
             wall_ms: seq * 1_000,

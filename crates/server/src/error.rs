@@ -33,6 +33,10 @@ pub enum ApiError {
     NotFound(String),
     #[error("{0} already exists")]
     AlreadyExists(String),
+    /// The caller already used this request id, in this scope, for a
+    /// different request (see [`crate::request`]): nothing was done.
+    #[error("{0}")]
+    RequestIdReused(String),
     #[error("{0}")]
     Unauthenticated(String),
     #[error("{0}")]
@@ -112,6 +116,7 @@ impl ApiError {
             ApiError::Rejected(r) => reject_reason(r.reason),
             ApiError::NotFound(_) => "NOT_FOUND",
             ApiError::AlreadyExists(_) => "ALREADY_EXISTS",
+            ApiError::RequestIdReused(_) => "REQUEST_ID_REUSED",
             ApiError::Unauthenticated(_) => "UNAUTHENTICATED",
             ApiError::PermissionDenied(_) => "PERMISSION_DENIED",
             ApiError::Aborted { reason, .. } => reason.as_str(),
@@ -138,7 +143,9 @@ impl ApiError {
             // violations in `service.rs` (`Arbiter::apply`).
             ApiError::Rejected(_) => Code::FailedPrecondition,
             ApiError::NotFound(_) => Code::NotFound,
-            ApiError::AlreadyExists(_) => Code::AlreadyExists,
+            // AIP-155: a request id reused for a different request is an
+            // id that already exists, not a malformed request.
+            ApiError::AlreadyExists(_) | ApiError::RequestIdReused(_) => Code::AlreadyExists,
             ApiError::Unauthenticated(_) => Code::Unauthenticated,
             ApiError::PermissionDenied(_) => Code::PermissionDenied,
             ApiError::Aborted { .. } => Code::Aborted,

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use tokio::sync::{Mutex, OnceCell};
 
 use crate::error::ApiError;
+use crate::request::Stamped;
 use crate::store::{EventStore, GameRow, GameStatus, Storage};
 use crate::table::{self, Continuity, TableHandle, wall_ms};
 use crate::view::GameReading;
@@ -201,8 +202,12 @@ impl Hall {
     ///
     /// # Errors
     /// As [`EventStore::create_game`].
-    pub async fn create(&self, row: &GameRow) -> Result<(), ApiError> {
-        self.store.create_game(row).await.map_err(ApiError::from)
+    pub async fn create(&self, row: &GameRow, request: Option<&Stamped>) -> Result<(), ApiError> {
+        match request {
+            Some(stamped) => self.store.create_requested_game(row, &stamped.id, &stamped.origin).await,
+            None => self.store.create_game(row).await,
+        }
+        .map_err(ApiError::from)
     }
 
     /// Loads every unfinished game, so that their timers run and outages are

@@ -14,6 +14,7 @@ pub mod error;
 pub mod event_log;
 pub mod hall;
 pub mod pgn;
+pub mod request;
 pub mod service;
 pub mod store;
 pub mod table;

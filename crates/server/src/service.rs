@@ -26,14 +26,13 @@ use crate::auth::{Authority, Principal, Role};
 use crate::error::{AbortReason, ApiError};
 use crate::event_log::{self, GameSpec, PlayerSpec};
 use crate::hall::Hall;
+use crate::request::{self, Caller, Stamped};
 use crate::store::{EventPages, EventStore, GameFilter, GameRow, GameStatus};
 use crate::table::{self, Act, TableHandle, wall_ms};
 use crate::view::LoggedEvent;
 
 /// Longest accepted request id.
 const MAX_REQUEST_ID: usize = 128;
-/// Longest accepted label (event, round, player name).
-const MAX_LABEL: usize = 200;
 
 /// The service's shared state.
 #[derive(Debug, Clone)]
@@ -82,9 +81,9 @@ impl Arbiter {
     async fn player_act(
         &self,
         metadata: &MetadataMap,
+        sent: Sent<'_>,
         name: &str,
         color: i32,
-        request_id: &str,
         expected_seq: Option<i64>,
         make: impl FnOnce(Color) -> Result<Act, ApiError>,
     ) -> Result<Answer, ApiError> {
@@ -94,15 +93,16 @@ impl Arbiter {
             validate::color_from_proto("color", color).map_err(|v| ApiError::InvalidArgument(vec![v]))?;
         let color = principal.act_for(&id, named)?;
         let act = make(color)?;
-        self.apply(&principal, &id, act, request_id, expected_seq).await
+        let request = sent.stamp(&Caller::of(&principal, metadata))?;
+        self.apply(&principal, &id, act, request, expected_seq).await
     }
 
     /// An arbiter action.
     async fn arbiter_act(
         &self,
         metadata: &MetadataMap,
+        sent: Sent<'_>,
         name: &str,
-        request_id: &str,
         expected_seq: Option<i64>,
         make: impl FnOnce() -> Result<Act, ApiError>,
     ) -> Result<Answer, ApiError> {
@@ -110,7 +110,8 @@ impl Arbiter {
         let id = game_id(name)?;
         principal.require(&[Role::Arbiter], "this arbiter action")?;
         let act = make()?;
-        self.apply(&principal, &id, act, request_id, expected_seq).await
+        let request = sent.stamp(&Caller::of(&principal, metadata))?;
+        self.apply(&principal, &id, act, request, expected_seq).await
     }
 
     async fn apply(
@@ -118,10 +119,9 @@ impl Arbiter {
         principal: &Principal,
         id: &str,
         act: Act,
-        request_id: &str,
+        request: Option<Stamped>,
         expected_seq: Option<i64>,
     ) -> Result<Answer, ApiError> {
-        let request_id = request_id_of(request_id)?;
         if let Some(seq) = expected_seq
             && seq < 0
         {
@@ -138,16 +138,15 @@ impl Arbiter {
             _ => None,
         };
         let table = self.hall.table(id).await?;
-        let acted =
-            table.act(act, principal.actor(), request_id, expected_seq).await.map_err(|e| {
-                match (e, argument) {
-                    (ApiError::Rejected(r), Some(field)) if r.reason == RejectReason::InvalidArgument => {
-                        let rule = r.rule.map(|rule| format!(" ({rule})")).unwrap_or_default();
-                        ApiError::field(field, format!("{}{rule}", r.message))
-                    }
-                    (e, _) => e,
+        let acted = table.act(act, principal.actor(), request, expected_seq).await.map_err(|e| {
+            match (e, argument) {
+                (ApiError::Rejected(r), Some(field)) if r.reason == RejectReason::InvalidArgument => {
+                    let rule = r.rule.map(|rule| format!(" ({rule})")).unwrap_or_default();
+                    ApiError::field(field, format!("{}{rule}", r.message))
                 }
-            })?;
+                (e, _) => e,
+            }
+        })?;
         Ok(Answer {
             event: to_proto::event(&acted.event),
             game: to_proto::game(&acted.game),
@@ -171,14 +170,22 @@ impl Arbiter {
     ) -> Result<pb::CreateGameResponse, ApiError> {
         let principal = self.auth.authenticate(metadata).await?;
         principal.require(&[Role::Service, Role::Arbiter], "CreateGame")?;
-        let request_id = request_id_of(&r.request_id)?;
-        if let Some(rid) = &request_id
-            && let Some(row) = self.hall.store().game_by_request(rid).await?
+        let fingerprint =
+            request::fingerprint(&pb::CreateGameRequest { request_id: String::new(), ..r.clone() });
+        let request = Sent { method: "create_game", request_id: &r.request_id, fingerprint }
+            .stamp(&Caller::of(&principal, metadata))?;
+        // A request id already recorded in the caller's scope: a retry gets
+        // the original answer; a different request is refused. Another
+        // caller's creation with the same id is never found here, so its
+        // game (and its player tokens) stay its own.
+        if let Some(stamped) = &request
+            && let Some(game_id) = self.created_before(stamped).await?
         {
             // A retry: if the first call died between creating the game and
-            // starting it, finish the job, so the answer is the one asked for.
-            self.start_if_asked(&row.id, r.start, principal.actor()).await?;
-            return self.created(&row.id).await;
+            // starting it, finish the job, so the answer is the one asked for
+            // (by this very caller, in this very request).
+            self.start_if_asked(&game_id, r.start, principal.actor()).await?;
+            return self.created(&game_id).await;
         }
         let mut violations = Vec::new();
         let regulations = match &r.regulations {
@@ -211,11 +218,8 @@ impl Arbiter {
         let white = player_of("white", r.white.as_ref(), &mut violations);
         let black = player_of("black", r.black.as_ref(), &mut violations);
         for (field, value) in [("event", &r.event), ("round", &r.round)] {
-            if value.chars().count() > MAX_LABEL || value.chars().any(char::is_control) {
-                violations.push(api::Violation {
-                    field: field.into(),
-                    description: format!("at most {MAX_LABEL} characters, no control characters"),
-                });
+            if let Err(v) = validate::label(field, value) {
+                violations.push(v);
             }
         }
         let Some(regulations) = regulations.filter(|_| violations.is_empty()) else {
@@ -228,7 +232,9 @@ impl Arbiter {
         let now = wall_ms();
         let row = GameRow {
             id: id.clone(),
-            request_id: request_id.clone(),
+            // Only creations before request scopes have one: the request is
+            // recorded with its scope instead (`creation_requests`).
+            request_id: None,
             created_wall_ms: now,
             event_name: r.event.clone(),
             round: r.round.clone(),
@@ -243,15 +249,16 @@ impl Arbiter {
             // Its table writes the first one when it loads.
             view: None,
         };
-        match self.hall.create(&row).await {
+        match self.hall.create(&row, request.as_ref()).await {
             Ok(()) => {}
             Err(ApiError::Aborted { reason: AbortReason::DuplicateRequest, .. }) => {
-                // Another call with the same request id won the race.
-                if let Some(rid) = &request_id
-                    && let Some(row) = self.hall.store().game_by_request(rid).await?
+                // Another call of this caller with the same request id won
+                // the race.
+                if let Some(stamped) = &request
+                    && let Some(game_id) = self.created_before(stamped).await?
                 {
-                    self.start_if_asked(&row.id, r.start, principal.actor()).await?;
-                    return self.created(&row.id).await;
+                    self.start_if_asked(&game_id, r.start, principal.actor()).await?;
+                    return self.created(&game_id).await;
                 }
                 return Err(ApiError::Unavailable("retry the request".into()));
             }
@@ -260,6 +267,27 @@ impl Arbiter {
         metrics::counter!("arbiter_games_created_total").increment(1);
         self.start_if_asked(&id, r.start, principal.actor()).await?;
         self.created(&id).await
+    }
+
+    /// The game an earlier `CreateGame` of the same scope made with this
+    /// request id, if it was the same request.
+    ///
+    /// # Errors
+    /// [`ApiError::RequestIdReused`] if it was a different request.
+    async fn created_before(&self, stamped: &Stamped) -> Result<Option<String>, ApiError> {
+        let Some(found) = self.hall.store().creation_request(&stamped.origin.scope, &stamped.id).await?
+        else {
+            return Ok(None);
+        };
+        if found.sha256 != stamped.origin.sha256 {
+            return Err(ApiError::RequestIdReused(format!(
+                "request id {} was already used by this caller for a different CreateGame request \
+                 (games/{}); a new request needs a new request id",
+                crate::error::quote(&stamped.id),
+                found.game_id
+            )));
+        }
+        Ok(Some(found.game_id))
     }
 
     /// Starts a game created with `start` unless its start (or anything
@@ -591,6 +619,24 @@ fn game_id(name: &str) -> Result<String, ApiError> {
     game_id_field("name", name)
 }
 
+/// A mutating request as sent: its method, its request id (unchecked) and
+/// its fingerprint (see [`crate::request`]). An act's fingerprint leaves out
+/// `expected_seq` as well as the id: it is a condition on the game, not part
+/// of what the act asks, and a client may refresh it when it sends the act
+/// again; the act already recorded is the answer either way.
+struct Sent<'a> {
+    method: &'static str,
+    request_id: &'a str,
+    fingerprint: String,
+}
+
+impl Sent<'_> {
+    /// The request id in `caller`'s scope, if the request has one.
+    fn stamp(self, caller: &Caller) -> Result<Option<Stamped>, ApiError> {
+        Ok(request_id_of(self.request_id)?.map(|id| Stamped::new(caller, self.method, id, self.fingerprint)))
+    }
+}
+
 fn request_id_of(text: &str) -> Result<Option<String>, ApiError> {
     if text.is_empty() {
         return Ok(None);
@@ -614,21 +660,25 @@ fn page<T>(mut rows: Vec<T>, size: u32, token_of: impl Fn(&T) -> String) -> (Vec
     (rows, token)
 }
 
+/// The largest page a paged read returns.
+const MAX_PAGE: u32 = 1000;
+// A page is read with one row more than its size, to tell whether another
+// follows: a store that returned fewer would end every full-size list after
+// its first page (as both did once, at 1,000 rows).
+const _: () = assert!(MAX_PAGE < crate::store::MAX_LIST_ROWS);
+
 fn page_size(size: i32, default: u32) -> Result<u32, ApiError> {
     match size {
         0 => Ok(default),
-        1..=1000 => Ok(size as u32),
+        1.. if size as u32 <= MAX_PAGE => Ok(size as u32),
         _ => Err(ApiError::field("page_size", "must be between 1 and 1000 (0 for the default)")),
     }
 }
 
 fn player_of(field: &str, p: Option<&pb::Player>, violations: &mut Vec<api::Violation>) -> PlayerSpec {
     let p = p.cloned().unwrap_or_default();
-    if p.name.chars().count() > MAX_LABEL || p.name.chars().any(char::is_control) {
-        violations.push(api::Violation {
-            field: format!("{field}.name"),
-            description: format!("at most {MAX_LABEL} characters, no control characters"),
-        });
+    if let Err(v) = validate::label(&format!("{field}.name"), &p.name) {
+        violations.push(v);
     }
     if p.fide_id.len() > 12 || !p.fide_id.bytes().all(|b| b.is_ascii_digit()) {
         violations.push(api::Violation {
@@ -764,9 +814,14 @@ macro_rules! arbiter_service {
                 async fn $pm(&self, request: Request<pb::$preq>) -> Reply<pb::$presp> {
                     self.observe(stringify!($pm), async {
                         let (metadata, _, $pr) = request.into_parts();
+                        let sent = Sent {
+                            method: stringify!($pm),
+                            request_id: &$pr.request_id,
+                            fingerprint: request::fingerprint(
+                                &pb::$preq { request_id: String::new(), expected_seq: None, ..$pr.clone() }),
+                        };
                         let answer = self
-                            .player_act(&metadata, &$pr.name, $pr.color, &$pr.request_id, $pr.expected_seq,
-                                |$pc| $pact)
+                            .player_act(&metadata, sent, &$pr.name, $pr.color, $pr.expected_seq, |$pc| $pact)
                             .await?;
                         Ok(<pb::$presp as Respond>::respond(answer))
                     })
@@ -777,8 +832,14 @@ macro_rules! arbiter_service {
                 async fn $am(&self, request: Request<pb::$areq>) -> Reply<pb::$aresp> {
                     self.observe(stringify!($am), async {
                         let (metadata, _, $ar) = request.into_parts();
+                        let sent = Sent {
+                            method: stringify!($am),
+                            request_id: &$ar.request_id,
+                            fingerprint: request::fingerprint(
+                                &pb::$areq { request_id: String::new(), expected_seq: None, ..$ar.clone() }),
+                        };
                         let answer = self
-                            .arbiter_act(&metadata, &$ar.name, &$ar.request_id, $ar.expected_seq, || $aact)
+                            .arbiter_act(&metadata, sent, &$ar.name, $ar.expected_seq, || $aact)
                             .await?;
                         Ok(<pb::$aresp as Respond>::respond(answer))
                     })

@@ -28,6 +28,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use crate::api;
 use crate::error::{AbortReason, ApiError};
 use crate::event_log::{self, Aftermath, Clocks, GameSpec, GameView, ObligationView, QuestionView};
+use crate::request::Stamped;
 use crate::store::{Append, EventPages, EventRow, EventStore, GameRow, GameStatus, Storage, StoredView};
 use crate::view::{GameReading, LoggedEvent};
 
@@ -111,7 +112,7 @@ enum Command {
     Act {
         act: Act,
         actor: &'static str,
-        request_id: Option<String>,
+        request: Option<Stamped>,
         expected_seq: Option<i64>,
         reply: oneshot::Sender<Result<Acted, ApiError>>,
     },
@@ -154,7 +155,10 @@ impl TableHandle {
         self.tx.is_closed()
     }
 
-    /// Applies an act and records it.
+    /// Applies an act and records it. An act whose request id its scope
+    /// already recorded in this game is answered with the recorded event if
+    /// it is the same request (a retry), and refused with
+    /// [`ApiError::RequestIdReused`] if it is not.
     ///
     /// # Errors
     /// Whatever the act or the storage gives.
@@ -162,14 +166,11 @@ impl TableHandle {
         &self,
         act: Act,
         actor: &'static str,
-        request_id: Option<String>,
+        request: Option<Stamped>,
         expected_seq: Option<i64>,
     ) -> Result<Acted, ApiError> {
         let (reply, rx) = oneshot::channel();
-        self.tx
-            .send(Command::Act { act, actor, request_id, expected_seq, reply })
-            .await
-            .map_err(|_| gone())?;
+        self.tx.send(Command::Act { act, actor, request, expected_seq, reply }).await.map_err(|_| gone())?;
         rx.await.map_err(|_| gone())?
     }
 
@@ -205,8 +206,9 @@ struct Table {
     last_seq: i64,
     /// Timeline offset: the game instant is `offset + mono_ms()`.
     offset: i64,
-    /// Request ids already recorded, with their sequence numbers.
-    requests: HashMap<String, i64>,
+    /// Request ids already recorded, with their sequence numbers and the
+    /// fingerprints of their requests.
+    requests: HashMap<RequestKey, Recalled>,
     events: broadcast::Sender<Arc<Recorded>>,
     /// An append failed after the event was applied in memory: the state
     /// must be rebuilt from the log before anything else happens.
@@ -218,6 +220,43 @@ struct Table {
     /// The games index held a read model of the game when it was last read
     /// (a row of a release before read models has none).
     view_stored: bool,
+}
+
+/// A request id as the log records it (see [`crate::request`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum RequestKey {
+    /// Recorded with its scope (the caller and the method).
+    Scoped { scope: String, id: String },
+    /// Recorded before request scopes: all the row says of its sender is
+    /// the actor. Such a row is matched by a request of the same actor
+    /// with the same id, whatever its method and payload (as the release
+    /// that wrote it matched it), so a retry that straddles the upgrade
+    /// still gets its answer; only a game in play at the upgrade has any.
+    Legacy { actor: String, id: String },
+}
+
+/// What the log holds for a request id.
+#[derive(Clone, Debug)]
+struct Recalled {
+    seq: i64,
+    /// The request's fingerprint (`None` for a legacy row).
+    sha256: Option<String>,
+}
+
+impl RequestKey {
+    /// The key and fingerprint an event row records, if it has a request id.
+    fn of(row: &EventRow) -> Option<(RequestKey, Recalled)> {
+        let id = row.request_id.clone()?;
+        Some(match &row.origin {
+            Some(origin) => (
+                RequestKey::Scoped { scope: origin.scope.clone(), id },
+                Recalled { seq: row.seq, sha256: Some(origin.sha256.clone()) },
+            ),
+            None => {
+                (RequestKey::Legacy { actor: row.actor.clone(), id }, Recalled { seq: row.seq, sha256: None })
+            }
+        })
+    }
 }
 
 /// The moves on the record in SAN and UCI, kept up to date incrementally:
@@ -339,8 +378,8 @@ impl Table {
                 game.apply(&event, ev.at_ms).map_err(|r| {
                     ApiError::Internal(format!("games/{id}: event {} no longer applies: {r}", ev.seq))
                 })?;
-                if let Some(rid) = ev.request_id {
-                    requests.insert(rid, ev.seq);
+                if let Some((key, recalled)) = RequestKey::of(&ev) {
+                    requests.insert(key, recalled);
                 }
                 last_seq = ev.seq;
             }
@@ -391,8 +430,8 @@ impl Table {
 
     async fn handle(&mut self, command: Command) {
         match command {
-            Command::Act { act, actor, request_id, expected_seq, reply } => {
-                let result = self.act(act, actor, request_id, expected_seq).await;
+            Command::Act { act, actor, request, expected_seq, reply } => {
+                let result = self.act(act, actor, request, expected_seq).await;
                 let _ = reply.send(result);
             }
             Command::Read { reply } => {
@@ -466,7 +505,7 @@ impl Table {
         &mut self,
         act: Act,
         actor: &'static str,
-        request_id: Option<String>,
+        request: Option<Stamped>,
         expected_seq: Option<i64>,
     ) -> Result<Acted, ApiError> {
         self.ensure_consistent().await?;
@@ -477,8 +516,8 @@ impl Table {
         let mut attempts = 0;
         loop {
             attempts += 1;
-            if let Some(rid) = &request_id
-                && let Some(&seq) = self.requests.get(rid)
+            if let Some(stamped) = &request
+                && let Some(seq) = self.recorded(stamped, actor)?
             {
                 // A retry: the original answer, nothing changes.
                 metrics::counter!("arbiter_idempotent_replays_total").increment(1);
@@ -534,7 +573,7 @@ impl Table {
                 }
                 Err(e) => return Err(e),
             };
-            match self.record(&event, rulings, at, actor, request_id.clone()).await {
+            match self.record(&event, rulings, at, actor, request.clone()).await {
                 Ok(event) => return Ok(Acted { event, game: self.snapshot() }),
                 Err(ApiError::Aborted {
                     reason: AbortReason::ConcurrentUpdate | AbortReason::DuplicateRequest,
@@ -571,8 +610,8 @@ impl Table {
                 self.last_seq = row.seq;
                 self.row.last_seq = row.seq;
                 self.row.updated_wall_ms = row.wall_ms;
-                if let Some(rid) = &row.request_id {
-                    self.requests.insert(rid.clone(), row.seq);
+                if let Some((key, recalled)) = RequestKey::of(&row) {
+                    self.requests.insert(key, recalled);
                 }
                 let _ = self.events.send(Arc::new(Recorded { event: logged, finished: self.game.is_over() }));
             }
@@ -580,6 +619,30 @@ impl Table {
         self.row.status = self.status();
         self.row.result = self.game.end().map(|end| api::game_result_text(end.result));
         Ok(())
+    }
+
+    /// The event the log recorded for this request, if it is a retry;
+    /// `None` if the request id is new in its scope.
+    ///
+    /// # Errors
+    /// [`ApiError::RequestIdReused`] if the scope recorded the id for a
+    /// different request.
+    fn recorded(&self, stamped: &Stamped, actor: &str) -> Result<Option<i64>, ApiError> {
+        let scoped = RequestKey::Scoped { scope: stamped.origin.scope.clone(), id: stamped.id.clone() };
+        let legacy = RequestKey::Legacy { actor: actor.to_owned(), id: stamped.id.clone() };
+        let Some(recalled) = self.requests.get(&scoped).or_else(|| self.requests.get(&legacy)) else {
+            return Ok(None);
+        };
+        match &recalled.sha256 {
+            Some(sha256) if *sha256 != stamped.origin.sha256 => Err(ApiError::RequestIdReused(format!(
+                "request id {} was already used by this caller in games/{} for a different request \
+                 (event {}); a new request needs a new request id",
+                crate::error::quote(&stamped.id),
+                self.row.id,
+                recalled.seq
+            ))),
+            _ => Ok(Some(recalled.seq)),
+        }
     }
 
     /// Turns an act into a Laws event, reading moves against the board.
@@ -665,13 +728,14 @@ impl Table {
         rulings: Vec<Ruling>,
         at: i64,
         actor: &'static str,
-        request_id: Option<String>,
+        request: Option<Stamped>,
     ) -> Result<LoggedEvent, ApiError> {
         let aftermath = Aftermath { clocks: self.clock_snap(at), fen: self.game.position().fen(), rulings };
         let row = EventRow {
             game_id: self.row.id.clone(),
             seq: self.last_seq + 1,
-            request_id: request_id.clone(),
+            request_id: request.as_ref().map(|r| r.id.clone()),
+            origin: request.as_ref().map(|r| r.origin.clone()),
             actor: actor.to_string(),
             at_ms: at,
             wall_ms: wall_ms(),
@@ -700,8 +764,8 @@ impl Table {
         self.row.status = self.status();
         self.row.result = result;
         self.row.updated_wall_ms = row.wall_ms;
-        if let Some(rid) = request_id {
-            self.requests.insert(rid, row.seq);
+        if let Some((key, recalled)) = RequestKey::of(&row) {
+            self.requests.insert(key, recalled);
         }
         for r in &aftermath.rulings {
             metrics::counter!("arbiter_rulings_total", "rule" => r.rule.as_str()).increment(1);

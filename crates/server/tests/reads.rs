@@ -107,7 +107,7 @@ async fn every_append_keeps_the_read_model() {
         updated_wall_ms: 1,
         view: None,
     };
-    hall.create(&row).await.unwrap();
+    hall.create(&row, None).await.unwrap();
     let table = hall.table("r1").await.unwrap();
     // Loading wrote the model of the game not yet started.
     let _ = table.read().await.unwrap();

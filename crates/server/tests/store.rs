@@ -55,6 +55,7 @@ fn event(game_id: &str, seq: i64, request_id: Option<&str>) -> EventRow {
         game_id: game_id.to_owned(),
         seq,
         request_id: request_id.map(str::to_owned),
+        origin: None,
         actor: if seq % 2 == 1 { "white" } else { "black" }.to_owned(),
         at_ms: seq * 1_000,
         wall_ms: 1_700_000_000_000 + seq * 1_000,
@@ -401,6 +402,116 @@ async fn events_paging<S: EventStore>(store: &S) {
     assert!(store.events("unknown", 0, 10).await.unwrap().is_empty());
 }
 
+fn origin(scope: &str, sha256: &str) -> RequestOrigin {
+    RequestOrigin { scope: scope.to_owned(), sha256: sha256.to_owned() }
+}
+
+/// An append of one event carrying `request_id` sent in `scope`.
+fn scoped(game_id: &str, expected_last_seq: i64, request_id: &str, scope: &str, sha256: &str) -> Append {
+    let mut append = one(game_id, expected_last_seq, Some(request_id));
+    append.events[0].origin = Some(origin(scope, sha256));
+    append
+}
+
+/// A request id names one request per scope (caller and method): the same id
+/// in two scopes is two requests, in one scope a duplicate whatever the
+/// fingerprint; the scope and fingerprint round-trip in both append paths.
+async fn request_scopes<S: EventStore + Clone + 'static>(store: &S) {
+    store.create_game(&game("s")).await.unwrap();
+    store.append(scoped("s", 0, "x", "white make_move", "aa")).await.unwrap();
+    // Another caller, another method: independent requests.
+    store.append(scoped("s", 1, "x", "black make_move", "bb")).await.unwrap();
+    store.append(scoped("s", 2, "x", "white resign_game", "cc")).await.unwrap();
+    // A row without a scope (as older rows are) is a scope of its own.
+    store.append(one("s", 3, Some("x"))).await.unwrap();
+    // The same scope again: a duplicate, with a stale or a current seq, and
+    // whatever the fingerprint (telling a retry from a reuse is the
+    // server's business; the store keeps the id once per scope).
+    for (expected, sha) in [(0, "aa"), (4, "aa"), (4, "zz")] {
+        assert!(matches!(
+            store.append(scoped("s", expected, "x", "white make_move", sha)).await,
+            Err(StoreError::DuplicateRequest { request_id }) if request_id == "x"
+        ));
+    }
+    assert!(matches!(store.append(one("s", 4, Some("x"))).await, Err(StoreError::DuplicateRequest { .. })));
+    // In a batch (several appends queued at once) too.
+    let mut set = JoinSet::new();
+    for (i, scope) in ["arbiter:1 declare_result", "white make_move"].into_iter().enumerate() {
+        let store = store.clone();
+        set.spawn(async move { (i, store.append(scoped("s", 4, "x", scope, "dd")).await) });
+    }
+    let mut outcomes = BTreeMap::new();
+    while let Some(joined) = set.join_next().await {
+        let (i, outcome) = joined.unwrap();
+        outcomes.insert(i, outcome);
+    }
+    assert!(outcomes[&0].is_ok(), "{outcomes:?}");
+    assert!(matches!(outcomes[&1], Err(StoreError::DuplicateRequest { .. })), "{outcomes:?}");
+    assert_gap_free(store, "s", 5).await;
+    let scopes: Vec<Option<RequestOrigin>> =
+        all_events(store, "s").await.into_iter().map(|e| e.origin).collect();
+    assert_eq!(
+        scopes,
+        vec![
+            Some(origin("white make_move", "aa")),
+            Some(origin("black make_move", "bb")),
+            Some(origin("white resign_game", "cc")),
+            None,
+            Some(origin("arbiter:1 declare_result", "dd")),
+        ]
+    );
+}
+
+/// A `CreateGame` request is recorded in its scope with its fingerprint; the
+/// same id in another scope is another creation, in the same scope a
+/// duplicate (also when the game id is taken too).
+async fn creation_requests<S: EventStore>(store: &S) {
+    let a = origin("service:a create_game", "11");
+    let b = origin("service:b create_game", "22");
+    store.create_requested_game(&game("c1"), "create-1", &a).await.unwrap();
+    assert_eq!(
+        store.creation_request(&a.scope, "create-1").await.unwrap(),
+        Some(CreationRequest { game_id: "c1".to_owned(), sha256: "11".to_owned() })
+    );
+    assert_eq!(store.creation_request(&b.scope, "create-1").await.unwrap(), None);
+    // The games index no longer holds the id: it does not say who sent it.
+    assert_eq!(store.game("c1").await.unwrap().unwrap().request_id, None);
+    assert_eq!(store.game_by_request("create-1").await.unwrap(), None);
+    // Another caller, same id: its own game.
+    store.create_requested_game(&game("c2"), "create-1", &b).await.unwrap();
+    assert_eq!(store.creation_request(&b.scope, "create-1").await.unwrap().unwrap().game_id, "c2");
+    // Same scope and id: a duplicate, and the refused game is not created.
+    assert!(matches!(
+        store.create_requested_game(&game("c3"), "create-1", &a).await,
+        Err(StoreError::DuplicateRequest { request_id }) if request_id == "create-1"
+    ));
+    assert_eq!(store.game("c3").await.unwrap(), None);
+    // Taken game id and taken request id: most likely a retry.
+    assert!(matches!(
+        store.create_requested_game(&game("c1"), "create-1", &a).await,
+        Err(StoreError::DuplicateRequest { .. })
+    ));
+    // Taken game id, new request id: the game exists.
+    assert!(matches!(
+        store.create_requested_game(&game("c1"), "create-9", &a).await,
+        Err(StoreError::AlreadyExists(id)) if id == "c1"
+    ));
+    assert_eq!(store.creation_request(&a.scope, "create-9").await.unwrap(), None);
+}
+
+/// A full page of the largest size, plus the row that says another page
+/// follows.
+async fn list_games_max_page<S: EventStore>(store: &S) {
+    for i in 0..=MAX_LIST_ROWS {
+        store.create_game(&game(&format!("p{i:04}"))).await.unwrap();
+    }
+    let filter = GameFilter { limit: MAX_LIST_ROWS, ..GameFilter::default() };
+    let rows = store.list_games(&filter).await.unwrap();
+    assert_eq!(rows.len(), MAX_LIST_ROWS as usize);
+    let rest = GameFilter { after_id: Some(rows[999].id.clone()), ..filter };
+    assert_eq!(store.list_games(&rest).await.unwrap().len(), 2);
+}
+
 async fn list_games_filters<S: EventStore>(store: &S) {
     // 30 games: events A/B, rounds 1..3, statuses spread by the appends.
     for i in 0..30 {
@@ -725,7 +836,8 @@ macro_rules! conformance {
                 create_and_get, create_duplicates, append_happy_path, stale_expected_seq_conflicts,
                 concurrent_same_seq_one_wins, duplicate_request_in_game, same_request_in_other_games,
                 invalid_appends, unknown_game, mixed_batch, events_paging, list_games_filters, unfinished,
-                tokens, meta, many_concurrent_appends, subscribe_sees_appends, heartbeats, views);
+                tokens, meta, many_concurrent_appends, subscribe_sees_appends, heartbeats, views,
+                request_scopes, creation_requests, list_games_max_page);
         }
     };
     (@tests $open:expr; $($check:ident),* $(,)?) => {

@@ -1022,3 +1022,58 @@ fn clock_corrections_are_validated() {
         assert!(e.description.contains("PGN"), "{bad}: {}", e.description);
     }
 }
+
+#[test]
+fn labels_refuse_characters_that_display_other_than_they_read() {
+    use super::validate::{MAX_LABEL, label};
+    // Every bidi control, zero-width and format character the audit named,
+    // the separators, controls, and a few further Cf characters.
+    for c in [
+        '\u{202A}',
+        '\u{202B}',
+        '\u{202C}',
+        '\u{202D}',
+        '\u{202E}',
+        '\u{2066}',
+        '\u{2067}',
+        '\u{2068}',
+        '\u{2069}',
+        '\u{200E}',
+        '\u{200F}',
+        '\u{061C}',
+        '\u{200B}',
+        '\u{200C}',
+        '\u{200D}',
+        '\u{2060}',
+        '\u{FEFF}',
+        '\u{2028}',
+        '\u{2029}',
+        '\u{0000}',
+        '\n',
+        '\t',
+        '\u{7F}',
+        '\u{85}',
+        '\u{AD}',
+        '\u{180E}',
+        '\u{FFF9}',
+        '\u{E0001}',
+        '\u{E0041}',
+        '\u{1D173}',
+        '\u{0600}',
+    ] {
+        let text = format!("Mag{c}nus");
+        let e = label("white.name", &text).unwrap_err();
+        assert_eq!(e.field, "white.name");
+        assert!(e.description.contains(&format!("U+{:04X}", u32::from(c))), "{c:?}: {}", e.description);
+    }
+    // Letters of every script, marks, symbols and emoji (with a variation
+    // selector, a combining mark: category Mn, not Cf) pass.
+    for good in
+        ["", "Magnus Carlsen", "丁立人", "Ян Непомнящий", "محمد", "Zoë", "e\u{301}", "♔", "🎉", "☺\u{FE0F}"]
+    {
+        assert_eq!(label("event", good), Ok(()), "{good:?}");
+    }
+    assert_eq!(label("round", &"é".repeat(MAX_LABEL)), Ok(()));
+    let e = label("round", &"é".repeat(MAX_LABEL + 1)).unwrap_err();
+    assert!(e.description.contains("200"), "{}", e.description);
+}

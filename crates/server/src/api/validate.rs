@@ -785,3 +785,66 @@ fn uci_diagnosis(text: &str) -> Option<String> {
         &text[4..]
     ))
 }
+
+/// Longest accepted label (a player's name, an event, a round), in
+/// characters.
+pub const MAX_LABEL: usize = 200;
+
+/// Checks a label shown to people (a player's name, the event, the round):
+/// at most [`MAX_LABEL`] characters, and none of the characters that make a
+/// text display other than it reads: controls (`Cc`), line and paragraph
+/// separators, and the invisible format characters (`Cf`: bidirectional
+/// overrides and isolates, zero-width characters, the word joiner, the byte
+/// order mark, interlinear annotations, tags...). A right-to-left override
+/// in a player's name would reverse what follows it on every pairing list,
+/// scoresheet and PGN that shows it; a zero-width space would make two
+/// names that look the same differ.
+///
+/// # Errors
+/// A violation of `field` naming the first such character by its code point.
+pub fn label(field: &str, text: &str) -> Result<(), Violation> {
+    if text.chars().count() > MAX_LABEL {
+        return Err(Violation::new(field, format!("at most {MAX_LABEL} characters")));
+    }
+    match text.chars().find(|&c| invisible(c)) {
+        None => Ok(()),
+        Some(c) => Err(Violation::new(
+            field,
+            format!(
+                "U+{:04X} is not allowed: no control, separator, bidirectional or invisible format characters",
+                u32::from(c)
+            ),
+        )),
+    }
+}
+
+/// A control character, a line or paragraph separator, or a format
+/// character (general category `Cf`, as of Unicode 15.1: the ranges are
+/// listed here rather than taken from a crate, and new `Cf` characters are
+/// rare and added to the standard in these same blocks).
+fn invisible(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            u32::from(c),
+            0x00AD                      // soft hyphen
+            | 0x0600..=0x0605           // Arabic number signs
+            | 0x061C                    // Arabic letter mark (bidi)
+            | 0x06DD                    // Arabic end of ayah
+            | 0x070F                    // Syriac abbreviation mark
+            | 0x0890..=0x0891           // Arabic pound and piastre marks above
+            | 0x08E2                    // Arabic disputed end of ayah
+            | 0x180E                    // Mongolian vowel separator
+            | 0x200B..=0x200F           // zero-width space, (non-)joiner, LRM, RLM
+            | 0x2028..=0x2029           // line and paragraph separators (Zl, Zp)
+            | 0x202A..=0x202E           // bidi embeddings and overrides
+            | 0x2060..=0x2064           // word joiner, invisible operators
+            | 0x2066..=0x206F           // bidi isolates, deprecated format characters
+            | 0xFEFF                    // zero-width no-break space (byte order mark)
+            | 0xFFF9..=0xFFFB           // interlinear annotation
+            | 0x110BD | 0x110CD         // Kaithi number signs
+            | 0x13430..=0x1343F         // Egyptian hieroglyph format controls
+            | 0x1BCA0..=0x1BCA3         // shorthand format controls
+            | 0x1D173..=0x1D17A         // musical symbol format controls
+            | 0xE0001 | 0xE0020..=0xE007F // language tag, tag characters
+        )
+}

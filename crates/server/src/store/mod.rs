@@ -10,8 +10,9 @@
 //! Invariants every backend keeps:
 //! - events of a game have sequence numbers 1, 2, 3... without gaps; the
 //!   primary key `(game_id, seq)` decides between concurrent writers;
-//! - a request id appears at most once per game (and once among game
-//!   creations): a retried request finds the original answer;
+//! - a request id appears at most once per game and request scope (the
+//!   caller and the method, [`RequestOrigin::scope`]), and once per scope
+//!   among game creations: a retried request finds the original answer;
 //! - an append is acknowledged only once it is durably committed;
 //! - an append is all or nothing, and a failed append leaves nothing behind;
 //! - every committed append is announced to the subscribers (see
@@ -131,6 +132,9 @@ pub struct EventRow {
     /// 1, 2, 3... per game.
     pub seq: i64,
     pub request_id: Option<String>,
+    /// Who sent the request and what it asked (`None` without a request id,
+    /// and for rows written before request scopes).
+    pub origin: Option<RequestOrigin>,
     /// Who caused it: `white`, `black`, `arbiter`, `service`, `timer`, `server`.
     pub actor: String,
     /// The instant on the game's own timeline (milliseconds), as given to
@@ -145,6 +149,33 @@ pub struct EventRow {
     /// The format of `event_json` and `rulings_json` (see
     /// `crate::event_log`); 1 for rows written before formats were numbered.
     pub format: i64,
+}
+
+/// Who sent a request and what it asked, stored with what the request
+/// caused, so that a retry is told from a different request reusing its id.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RequestOrigin {
+    /// The caller and the method (`<caller> <method>`): the scope within
+    /// which a request id names one request. Opaque to the store.
+    pub scope: String,
+    /// Hex SHA-256 of the request without its request id (its fingerprint).
+    pub sha256: String,
+}
+
+impl RequestOrigin {
+    /// Both columns, or neither (older rows have neither).
+    pub(crate) fn from_columns(scope: Option<String>, sha256: Option<String>) -> Option<RequestOrigin> {
+        Some(RequestOrigin { scope: scope?, sha256: sha256? })
+    }
+}
+
+/// The game a `CreateGame` request made (see
+/// [`EventStore::creation_request`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CreationRequest {
+    pub game_id: String,
+    /// Hex SHA-256 of the request without its request id.
+    pub sha256: String,
 }
 
 /// A view as the two columns hold it: both set, or neither.
@@ -179,9 +210,14 @@ pub struct GameFilter {
     pub status: Option<GameStatus>,
     /// Only games whose id sorts after this one (the page token).
     pub after_id: Option<String>,
-    /// At most this many rows (1..=1000).
+    /// At most this many rows (1..=[`MAX_LIST_ROWS`]).
     pub limit: u32,
 }
+
+/// The most rows one [`EventStore::list_games`] returns: a page of the
+/// largest size `ListGames` allows (1,000) plus the one row that tells
+/// whether another page follows.
+pub const MAX_LIST_ROWS: u32 = 1001;
 
 /// A game's log read a page at a time, from a point on: the one way every
 /// read that walks a log (a replay, a catch-up, a PGN export, a watcher's
@@ -247,7 +283,8 @@ pub enum StoreError {
     /// Another writer appended first (the `(game, seq)` key decided).
     #[error("game {game_id} changed concurrently: expected last event {expected}")]
     Conflict { game_id: String, expected: i64 },
-    /// The request id was already used for this game (or for a creation).
+    /// The request id was already used in its scope, for this game (or for
+    /// a creation).
     #[error("request id {request_id:?} was already used")]
     DuplicateRequest { request_id: String },
     /// A game with this id already exists.
@@ -275,7 +312,29 @@ pub trait EventStore: Send + Sync {
     fn create_game(&self, game: &GameRow) -> impl Future<Output = Result<(), StoreError>> + Send;
     /// The game with this id.
     fn game(&self, id: &str) -> impl Future<Output = Result<Option<GameRow>, StoreError>> + Send;
-    /// The game created by this request id.
+    /// Creates a game (as [`EventStore::create_game`]) for a `CreateGame`
+    /// request, and records the request under its scope, atomically.
+    ///
+    /// # Errors
+    /// [`StoreError::DuplicateRequest`] if the scope already holds this
+    /// request id (also when the game id is taken too: most likely a
+    /// retry), [`StoreError::AlreadyExists`] for a taken game id,
+    /// [`StoreError::Unavailable`].
+    fn create_requested_game(
+        &self,
+        game: &GameRow,
+        request_id: &str,
+        origin: &RequestOrigin,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// The game a `CreateGame` request with this id made in this scope.
+    fn creation_request(
+        &self,
+        scope: &str,
+        request_id: &str,
+    ) -> impl Future<Output = Result<Option<CreationRequest>, StoreError>> + Send;
+    /// The game whose `games.request_id` is this id: creations recorded
+    /// before request scopes, which say nothing of who made them. The
+    /// server no longer matches requests against them.
     fn game_by_request(
         &self,
         request_id: &str,
@@ -311,7 +370,8 @@ pub trait EventStore: Send + Sync {
         after_seq: i64,
         limit: u32,
     ) -> impl Future<Output = Result<Vec<EventRow>, StoreError>> + Send;
-    /// The event recorded for this request id in this game.
+    /// The first event recorded for this request id in this game, in any
+    /// scope.
     fn event_by_request(
         &self,
         game_id: &str,
@@ -482,6 +542,35 @@ impl EventStore for Storage {
             match self {
                 Storage::Sqlite(store) => store.game(id).await,
                 Storage::Postgres(store) => store.game(id).await,
+            }
+        })
+        .await
+    }
+
+    async fn create_requested_game(
+        &self,
+        game: &GameRow,
+        request_id: &str,
+        origin: &RequestOrigin,
+    ) -> Result<(), StoreError> {
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.create_requested_game(game, request_id, origin).await,
+                Storage::Postgres(store) => store.create_requested_game(game, request_id, origin).await,
+            }
+        })
+        .await
+    }
+
+    async fn creation_request(
+        &self,
+        scope: &str,
+        request_id: &str,
+    ) -> Result<Option<CreationRequest>, StoreError> {
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.creation_request(scope, request_id).await,
+                Storage::Postgres(store) => store.creation_request(scope, request_id).await,
             }
         })
         .await

@@ -94,8 +94,8 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    Append, EventRow, EventStore, GameFilter, GameRow, RESYNC, SUBSCRIPTION_CAPACITY, StoreError, StoredView,
-    TokenRow, UnknownStatus, stored_view, validate_append,
+    Append, CreationRequest, EventRow, EventStore, GameFilter, GameRow, MAX_LIST_ROWS, RESYNC, RequestOrigin,
+    SUBSCRIPTION_CAPACITY, StoreError, StoredView, TokenRow, UnknownStatus, stored_view, validate_append,
 };
 
 /// The most appends committed in one batch (one statement). Large enough to
@@ -169,6 +169,7 @@ mod code {
 mod constraint {
     pub const GAMES_PKEY: &str = "games_pkey";
     pub const GAMES_REQUEST: &str = "games_request_id_key";
+    pub const CREATION_REQUESTS_PKEY: &str = "creation_requests_pkey";
     pub const TOKENS_PKEY: &str = "tokens_pkey";
 }
 
@@ -183,7 +184,8 @@ macro_rules! game_columns {
 /// The columns of an [`EventRow`], in the order [`event_from_row`] reads them.
 macro_rules! event_columns {
     () => {
-        "game_id, seq, request_id, actor, at_ms, wall_ms, event_json, rulings_json, format"
+        "game_id, seq, request_id, actor, at_ms, wall_ms, event_json, rulings_json, format, request_scope, \
+         request_sha256"
     };
 }
 
@@ -303,14 +305,21 @@ fn writer_stopped() -> StoreError {
     StoreError::Unavailable("the PostgreSQL writers have stopped".to_owned())
 }
 
-impl EventStore for PostgresStore {
-    async fn create_game(&self, game: &GameRow) -> Result<(), StoreError> {
+impl PostgresStore {
+    /// Creates a game and, for a `CreateGame` request, records the request
+    /// under its scope, in one transaction.
+    async fn insert_game(
+        &self,
+        game: &GameRow,
+        request: Option<(&str, &RequestOrigin)>,
+    ) -> Result<(), StoreError> {
         if game.last_seq != 0 {
             return Err(StoreError::Invalid(format!(
                 "a new game starts with last_seq 0, not {}",
                 game.last_seq
             )));
         }
+        let mut tx = self.inner.pool.begin().await.map_err(classify)?;
         let inserted = sqlx::query(concat!(
             "INSERT INTO games (",
             game_columns!(),
@@ -331,9 +340,36 @@ impl EventStore for PostgresStore {
         .bind(game.spec_format)
         .bind(game.view.as_ref().map(|v| v.json.as_str()))
         .bind(game.view.as_ref().map(|v| v.format))
-        .execute(&self.inner.pool)
+        .execute(&mut *tx)
         .await;
-        let Err(e) = inserted else { return Ok(()) };
+        let Err(e) = inserted else {
+            let Some((request_id, origin)) = request else {
+                return tx.commit().await.map_err(classify);
+            };
+            // The game exists now, so the request's row can point at it; its
+            // key decides between two creations with one id in one scope
+            // (the rollback then takes the game back).
+            let recorded = sqlx::query(
+                "INSERT INTO creation_requests (request_scope, request_id, request_sha256, game_id) \
+                 VALUES ($1, $2, $3, $4)",
+            )
+            .bind(origin.scope.as_str())
+            .bind(request_id)
+            .bind(origin.sha256.as_str())
+            .bind(game.id.as_str())
+            .execute(&mut *tx)
+            .await;
+            return match recorded {
+                Ok(_) => tx.commit().await.map_err(classify),
+                Err(e) if unique_violation(&e) == Some(constraint::CREATION_REQUESTS_PKEY) => {
+                    Err(StoreError::DuplicateRequest { request_id: request_id.to_owned() })
+                }
+                Err(e) => Err(classify(e)),
+            };
+        };
+        // A failed statement leaves the transaction good only for a
+        // rollback (dropping it); the questions below go to the pool.
+        drop(tx);
         match unique_violation(&e) {
             Some(constraint::GAMES_REQUEST) => {
                 Err(StoreError::DuplicateRequest { request_id: game.request_id.clone().unwrap_or_default() })
@@ -342,6 +378,19 @@ impl EventStore for PostgresStore {
             // a retried creation, and the duplicate request is the useful
             // answer.
             Some(constraint::GAMES_PKEY) => {
+                if let Some((request_id, origin)) = request {
+                    let used = sqlx::query(
+                        "SELECT 1 FROM creation_requests WHERE request_scope = $1 AND request_id = $2",
+                    )
+                    .bind(origin.scope.as_str())
+                    .bind(request_id)
+                    .fetch_optional(&self.inner.pool)
+                    .await
+                    .map_err(classify)?;
+                    if used.is_some() {
+                        return Err(StoreError::DuplicateRequest { request_id: request_id.to_owned() });
+                    }
+                }
                 if let Some(request_id) = &game.request_id {
                     let used = sqlx::query("SELECT 1 FROM games WHERE request_id = $1")
                         .bind(request_id.as_str())
@@ -356,6 +405,39 @@ impl EventStore for PostgresStore {
             }
             _ => Err(classify(e)),
         }
+    }
+}
+
+impl EventStore for PostgresStore {
+    async fn create_game(&self, game: &GameRow) -> Result<(), StoreError> {
+        self.insert_game(game, None).await
+    }
+
+    async fn create_requested_game(
+        &self,
+        game: &GameRow,
+        request_id: &str,
+        origin: &RequestOrigin,
+    ) -> Result<(), StoreError> {
+        self.insert_game(game, Some((request_id, origin))).await
+    }
+
+    async fn creation_request(
+        &self,
+        scope: &str,
+        request_id: &str,
+    ) -> Result<Option<CreationRequest>, StoreError> {
+        let row = sqlx::query(
+            "SELECT game_id, request_sha256 FROM creation_requests WHERE request_scope = $1 AND request_id = $2",
+        )
+        .bind(scope)
+        .bind(request_id)
+        .fetch_optional(&self.inner.pool)
+        .await
+        .map_err(classify)?;
+        row.map(|row| Ok(CreationRequest { game_id: row.try_get(0)?, sha256: row.try_get(1)? }))
+            .transpose()
+            .map_err(unavailable)
     }
 
     async fn game(&self, id: &str) -> Result<Option<GameRow>, StoreError> {
@@ -405,7 +487,7 @@ impl EventStore for PostgresStore {
             query = query.bind(value);
         }
         let rows = query
-            .bind(i64::from(filter.limit.clamp(1, 1000)))
+            .bind(i64::from(filter.limit.clamp(1, MAX_LIST_ROWS)))
             .fetch_all(&self.inner.pool)
             .await
             .map_err(classify)?;
@@ -463,7 +545,7 @@ impl EventStore for PostgresStore {
         let row = sqlx::query(concat!(
             "SELECT ",
             event_columns!(),
-            " FROM game_events WHERE game_id = $1 AND request_id = $2"
+            " FROM game_events WHERE game_id = $1 AND request_id = $2 ORDER BY seq LIMIT 1"
         ))
         .bind(game_id)
         .bind(request_id)
@@ -757,6 +839,8 @@ async fn append_batch(
     let mut event_jsons = Vec::with_capacity(events);
     let mut rulings_jsons = Vec::with_capacity(events);
     let mut formats = Vec::with_capacity(events);
+    let mut scopes = Vec::with_capacity(events);
+    let mut sha256s = Vec::with_capacity(events);
     let mut views = Vec::with_capacity(appends.len());
     let mut view_formats = Vec::with_capacity(appends.len());
     for append in order.iter().map(|&i| appends[i]) {
@@ -777,11 +861,13 @@ async fn append_batch(
             event_jsons.push(event.event_json.as_str());
             rulings_jsons.push(event.rulings_json.as_str());
             formats.push(event.format);
+            scopes.push(event.origin.as_ref().map(|o| o.scope.as_str()));
+            sha256s.push(event.origin.as_ref().map(|o| o.sha256.as_str()));
         }
     }
     let rows = sqlx::query(
         "SELECT o_index, o_outcome, o_detail \
-         FROM arbiter_append_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+         FROM arbiter_append_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
     )
     .bind(game_ids)
     .bind(expected)
@@ -798,6 +884,8 @@ async fn append_batch(
     .bind(formats)
     .bind(views)
     .bind(view_formats)
+    .bind(scopes)
+    .bind(sha256s)
     .fetch_all(&mut *conn)
     .await?;
 
@@ -1003,6 +1091,7 @@ fn event_from_row(row: &PgRow) -> Result<EventRow, sqlx::Error> {
         event_json: row.try_get(6)?,
         rulings_json: row.try_get(7)?,
         format: row.try_get(8)?,
+        origin: RequestOrigin::from_columns(row.try_get(9)?, row.try_get(10)?),
     })
 }
 

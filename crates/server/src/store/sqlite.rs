@@ -56,8 +56,8 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio_stream::StreamExt;
 
 use super::{
-    Append, EventRow, EventStore, GameFilter, GameRow, SUBSCRIPTION_CAPACITY, StoreError, StoredView,
-    TokenRow, UnknownStatus, stored_view, validate_append,
+    Append, CreationRequest, EventRow, EventStore, GameFilter, GameRow, MAX_LIST_ROWS, RequestOrigin,
+    SUBSCRIPTION_CAPACITY, StoreError, StoredView, TokenRow, UnknownStatus, stored_view, validate_append,
 };
 
 /// The most jobs committed in one transaction. Large enough to amortise the
@@ -126,7 +126,8 @@ macro_rules! game_columns {
 /// The columns of an [`EventRow`], in the order [`event_from_row`] reads them.
 macro_rules! event_columns {
     () => {
-        "game_id, seq, request_id, actor, at_ms, wall_ms, event_json, rulings_json, format"
+        "game_id, seq, request_id, actor, at_ms, wall_ms, event_json, rulings_json, format, request_scope, \
+         request_sha256"
     };
 }
 
@@ -263,7 +264,41 @@ impl EventStore for SqliteStore {
                 game.last_seq
             )));
         }
-        self.submit(Work::CreateGame(game.clone()), Reply::Unit).await
+        self.submit(Work::CreateGame { game: game.clone(), request: None }, Reply::Unit).await
+    }
+
+    async fn create_requested_game(
+        &self,
+        game: &GameRow,
+        request_id: &str,
+        origin: &RequestOrigin,
+    ) -> Result<(), StoreError> {
+        if game.last_seq != 0 {
+            return Err(StoreError::Invalid(format!(
+                "a new game starts with last_seq 0, not {}",
+                game.last_seq
+            )));
+        }
+        let request = Some((request_id.to_owned(), origin.clone()));
+        self.submit(Work::CreateGame { game: game.clone(), request }, Reply::Unit).await
+    }
+
+    async fn creation_request(
+        &self,
+        scope: &str,
+        request_id: &str,
+    ) -> Result<Option<CreationRequest>, StoreError> {
+        let row = sqlx::query(
+            "SELECT game_id, request_sha256 FROM creation_requests WHERE request_scope = ?1 AND request_id = ?2",
+        )
+        .bind(scope)
+        .bind(request_id)
+        .fetch_optional(&self.inner.read)
+        .await
+        .map_err(unavailable)?;
+        row.map(|row| Ok(CreationRequest { game_id: row.try_get(0)?, sha256: row.try_get(1)? }))
+            .transpose()
+            .map_err(unavailable)
     }
 
     async fn game(&self, id: &str) -> Result<Option<GameRow>, StoreError> {
@@ -314,7 +349,7 @@ impl EventStore for SqliteStore {
             query = query.bind(value);
         }
         let rows = query
-            .bind(i64::from(filter.limit.clamp(1, 1000)))
+            .bind(i64::from(filter.limit.clamp(1, MAX_LIST_ROWS)))
             .fetch_all(&self.inner.read)
             .await
             .map_err(unavailable)?;
@@ -365,7 +400,7 @@ impl EventStore for SqliteStore {
         let row = sqlx::query(concat!(
             "SELECT ",
             event_columns!(),
-            " FROM game_events WHERE game_id = ?1 AND request_id = ?2"
+            " FROM game_events WHERE game_id = ?1 AND request_id = ?2 ORDER BY seq LIMIT 1"
         ))
         .bind(game_id)
         .bind(request_id)
@@ -474,11 +509,25 @@ struct Job {
 
 enum Work {
     Append(Append),
-    CreateGame(GameRow),
-    PutView { game_id: String, last_seq: i64, view: StoredView },
+    /// A game, and the `CreateGame` request (its id and origin) that makes it.
+    CreateGame {
+        game: GameRow,
+        request: Option<(String, RequestOrigin)>,
+    },
+    PutView {
+        game_id: String,
+        last_seq: i64,
+        view: StoredView,
+    },
     InsertToken(TokenRow),
-    Meta { key: String, default: String },
-    Heartbeat { replica_id: String, now_wall_ms: i64 },
+    Meta {
+        key: String,
+        default: String,
+    },
+    Heartbeat {
+        replica_id: String,
+        now_wall_ms: i64,
+    },
 }
 
 /// Where a job's answer goes. Every job produces a `String` internally (the
@@ -717,7 +766,9 @@ async fn run_job(conn: &mut SqliteConnection, work: &Work) -> Result<Result<Stri
 async fn apply(conn: &mut SqliteConnection, work: &Work) -> Result<String, StoreError> {
     match work {
         Work::Append(append) => apply_append(conn, append).await.map(|()| String::new()),
-        Work::CreateGame(game) => apply_create_game(conn, game).await.map(|()| String::new()),
+        Work::CreateGame { game, request } => {
+            apply_create_game(conn, game, request.as_ref()).await.map(|()| String::new())
+        }
         Work::PutView { game_id, last_seq, view } => {
             apply_put_view(conn, game_id, *last_seq, view).await.map(|()| String::new())
         }
@@ -767,7 +818,7 @@ fn append_chunk_sql(size: usize) -> SqlStr {
         "WHERE id = ? AND last_seq = ?; ",
         "INSERT INTO game_events (",
         event_columns!(),
-        ") VALUES (?, CASE changes() WHEN 1 THEN ? ELSE 0 END, ?, ?, ?, ?, ?, ?, ?); ",
+        ") VALUES (?, CASE changes() WHEN 1 THEN ? ELSE 0 END, ?, ?, ?, ?, ?, ?, ?, ?, ?); ",
         "RELEASE job; "
     );
     // The string repeats the fixed text above; every value is bound.
@@ -810,7 +861,8 @@ async fn run_append_chunk(
             .bind(append.game_id.as_str())
             .bind(append.expected_last_seq)
             // INSERT INTO game_events VALUES (game_id, seq, request_id,
-            // actor, at_ms, wall_ms, event_json, rulings_json)
+            // actor, at_ms, wall_ms, event_json, rulings_json, format,
+            // request_scope, request_sha256)
             .bind(append.game_id.as_str())
             .bind(event.seq)
             .bind(event.request_id.as_deref())
@@ -819,7 +871,9 @@ async fn run_append_chunk(
             .bind(event.wall_ms)
             .bind(event.event_json.as_str())
             .bind(event.rulings_json.as_str())
-            .bind(event.format);
+            .bind(event.format)
+            .bind(event.origin.as_ref().map(|o| o.scope.as_str()))
+            .bind(event.origin.as_ref().map(|o| o.sha256.as_str()));
     }
     // The connection's thread runs the statements one after the other and
     // stops at the first error; count how far it got.
@@ -895,7 +949,7 @@ async fn apply_append(conn: &mut SqliteConnection, append: &Append) -> Result<()
         sqlx::query(concat!(
             "INSERT INTO game_events (",
             event_columns!(),
-            ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
+            ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
         ))
         .bind(event.game_id.as_str())
         .bind(event.seq)
@@ -906,6 +960,8 @@ async fn apply_append(conn: &mut SqliteConnection, append: &Append) -> Result<()
         .bind(event.event_json.as_str())
         .bind(event.rulings_json.as_str())
         .bind(event.format)
+        .bind(event.origin.as_ref().map(|o| o.scope.as_str()))
+        .bind(event.origin.as_ref().map(|o| o.sha256.as_str()))
         .execute(&mut *conn)
         .await
         .map_err(|e| insert_error(e, append, event))?;
@@ -944,12 +1000,18 @@ async fn explain_failed_update(conn: &mut SqliteConnection, append: &Append) -> 
     // A retried request usually comes back with the stale expected_last_seq
     // it was first sent with; reporting the duplicate rather than a conflict
     // lets the caller find the original answer.
-    for request_id in append.events.iter().filter_map(|event| event.request_id.as_deref()) {
-        let used = sqlx::query("SELECT 1 FROM game_events WHERE game_id = ?1 AND request_id = ?2")
-            .bind(append.game_id.as_str())
-            .bind(request_id)
-            .fetch_optional(&mut *conn)
-            .await;
+    for event in &append.events {
+        let Some(request_id) = event.request_id.as_deref() else { continue };
+        let scope = event.origin.as_ref().map(|o| o.scope.as_str());
+        let used = sqlx::query(
+            "SELECT 1 FROM game_events WHERE game_id = ?1 AND request_id = ?2 \
+             AND coalesce(request_scope, '') = coalesce(?3, '')",
+        )
+        .bind(append.game_id.as_str())
+        .bind(request_id)
+        .bind(scope)
+        .fetch_optional(&mut *conn)
+        .await;
         match used {
             Err(e) => return classify(e),
             Ok(Some(_)) => return StoreError::DuplicateRequest { request_id: request_id.to_owned() },
@@ -976,7 +1038,11 @@ async fn apply_put_view(
     Ok(())
 }
 
-async fn apply_create_game(conn: &mut SqliteConnection, game: &GameRow) -> Result<(), StoreError> {
+async fn apply_create_game(
+    conn: &mut SqliteConnection,
+    game: &GameRow,
+    request: Option<&(String, RequestOrigin)>,
+) -> Result<(), StoreError> {
     let inserted = sqlx::query(concat!(
         "INSERT INTO games (",
         game_columns!(),
@@ -999,7 +1065,29 @@ async fn apply_create_game(conn: &mut SqliteConnection, game: &GameRow) -> Resul
     .bind(game.view.as_ref().map(|v| v.format))
     .execute(&mut *conn)
     .await;
-    let Err(e) = inserted else { return Ok(()) };
+    let Err(e) = inserted else {
+        let Some((request_id, origin)) = request else { return Ok(()) };
+        // The game exists now, so the request's row can point at it; its
+        // key decides between two creations with one id in one scope (the
+        // job's savepoint then takes the game back).
+        let recorded = sqlx::query(
+            "INSERT INTO creation_requests (request_scope, request_id, request_sha256, game_id) \
+             VALUES (?1, ?2, ?3, ?4)",
+        )
+        .bind(origin.scope.as_str())
+        .bind(request_id.as_str())
+        .bind(origin.sha256.as_str())
+        .bind(game.id.as_str())
+        .execute(&mut *conn)
+        .await;
+        return match recorded {
+            Ok(_) => Ok(()),
+            Err(e) if matches!(sqlite_code(&e), Some(code::PRIMARY_KEY | code::UNIQUE)) => {
+                Err(StoreError::DuplicateRequest { request_id: request_id.clone() })
+            }
+            Err(e) => Err(classify(e)),
+        };
+    };
     match sqlite_code(&e) {
         Some(code::UNIQUE) => {
             Err(StoreError::DuplicateRequest { request_id: game.request_id.clone().unwrap_or_default() })
@@ -1007,6 +1095,19 @@ async fn apply_create_game(conn: &mut SqliteConnection, game: &GameRow) -> Resul
         // The id is taken. If the request id is too, this is most likely a
         // retried creation, and the duplicate request is the useful answer.
         Some(code::PRIMARY_KEY) => {
+            if let Some((request_id, origin)) = request {
+                let used = sqlx::query(
+                    "SELECT 1 FROM creation_requests WHERE request_scope = ?1 AND request_id = ?2",
+                )
+                .bind(origin.scope.as_str())
+                .bind(request_id.as_str())
+                .fetch_optional(&mut *conn)
+                .await
+                .map_err(classify)?;
+                if used.is_some() {
+                    return Err(StoreError::DuplicateRequest { request_id: request_id.clone() });
+                }
+            }
             if let Some(request_id) = &game.request_id {
                 let used = sqlx::query("SELECT 1 FROM games WHERE request_id = ?1")
                     .bind(request_id.as_str())
@@ -1132,6 +1233,7 @@ fn event_from_row(row: &SqliteRow) -> Result<EventRow, sqlx::Error> {
         event_json: row.try_get(6)?,
         rulings_json: row.try_get(7)?,
         format: row.try_get(8)?,
+        origin: RequestOrigin::from_columns(row.try_get(9)?, row.try_get(10)?),
     })
 }
 

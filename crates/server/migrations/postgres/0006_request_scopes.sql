@@ -1,0 +1,158 @@
+-- Request ids are scoped to their caller and method (see "Request ids" in
+-- docs/api.md): a request id names one request of one caller, so another
+-- caller, or another method, reusing it makes an independent request, and
+-- the same caller reusing it for a different request is refused. The same
+-- change as migrations/sqlite/0005_request_scopes.sql.
+--
+-- Each event caused by a request carries the request's scope (the caller
+-- and the method, `<caller> <method>`) and the SHA-256 of the request
+-- without its id (its fingerprint). Rows written before this migration have
+-- neither (NULL): the server matches them by request id and actor only, as
+-- the release that wrote them did.
+ALTER TABLE game_events ADD COLUMN request_scope TEXT COLLATE "C";
+ALTER TABLE game_events ADD COLUMN request_sha256 TEXT;
+
+-- A request id appears at most once per game and scope. Rows without a
+-- scope (older rows, or a writer that gives none) share the empty scope, so
+-- among themselves the rule of 0001 holds unchanged. The index keeps its
+-- name: the append function tells a duplicate request by it.
+DROP INDEX game_events_request;
+CREATE UNIQUE INDEX game_events_request ON game_events (game_id, coalesce(request_scope, ''), request_id)
+    WHERE request_id IS NOT NULL;
+
+-- Each CreateGame that carried a request id, by scope: the game it created
+-- and the fingerprint of the request. `games.request_id` (and its unique
+-- constraint) is kept for games created before this migration (the server
+-- no longer matches it: it does not say who created the game) and is NULL
+-- for newer ones.
+CREATE TABLE creation_requests (
+    request_scope  TEXT COLLATE "C" NOT NULL,
+    request_id     TEXT COLLATE "C" NOT NULL,
+    request_sha256 TEXT NOT NULL,
+    game_id        TEXT COLLATE "C" NOT NULL,
+    CONSTRAINT creation_requests_pkey PRIMARY KEY (request_scope, request_id),
+    CONSTRAINT creation_requests_game_id_fkey FOREIGN KEY (game_id) REFERENCES games (id)
+);
+
+-- The append function takes each event's request scope and fingerprint, and
+-- finds a duplicate request within its scope; otherwise it is the function
+-- of 0005, unchanged.
+DROP FUNCTION arbiter_append_batch(TEXT[], BIGINT[], TEXT[], TEXT[], INT[], BIGINT[], TEXT[], TEXT[],
+                                   BIGINT[], BIGINT[], TEXT[], TEXT[], BIGINT[], TEXT[], BIGINT[]);
+
+CREATE FUNCTION arbiter_append_batch(
+    p_game_ids    TEXT[],
+    p_expected    BIGINT[],
+    p_statuses    TEXT[],
+    p_results     TEXT[],
+    p_counts      INT[],
+    p_seqs        BIGINT[],
+    p_request_ids TEXT[],
+    p_actors      TEXT[],
+    p_at_ms       BIGINT[],
+    p_wall_ms     BIGINT[],
+    p_events      TEXT[],
+    p_rulings     TEXT[],
+    p_formats     BIGINT[],
+    p_views       TEXT[],
+    p_view_formats BIGINT[],
+    p_request_scopes TEXT[],
+    p_request_sha256s TEXT[]
+) RETURNS TABLE (o_index INT, o_outcome TEXT, o_detail TEXT)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_game TEXT;
+    v_first INT := 1;
+    v_last INT;
+    v_last_seq BIGINT;
+    v_constraint TEXT;
+BEGIN
+    FOR i IN 1 .. coalesce(array_length(p_game_ids, 1), 0) LOOP
+        v_game := p_game_ids[i];
+        v_last := v_first + p_counts[i] - 1;
+        v_last_seq := p_seqs[v_last];
+        o_index := i;
+        o_outcome := 'ok';
+        o_detail := NULL;
+        BEGIN
+            -- The compare-and-set on last_seq serialises the writers of a
+            -- game: it matches for the first append that saw a given
+            -- last_seq and for no other. A concurrent writer's uncommitted
+            -- update makes it wait, then re-check against the committed row.
+            -- The game's update time is the wall time of its last event.
+            UPDATE games
+               SET last_seq = v_last_seq, status = p_statuses[i], result = p_results[i],
+                   updated_wall_ms = p_wall_ms[v_last], view_json = p_views[i],
+                   view_format = p_view_formats[i]
+             WHERE id = v_game AND last_seq = p_expected[i];
+            IF FOUND THEN
+                INSERT INTO game_events
+                       (game_id, seq, request_id, actor, at_ms, wall_ms, event_json, rulings_json, format,
+                        request_scope, request_sha256)
+                SELECT v_game, e.seq, e.request_id, e.actor, e.at_ms, e.wall_ms, e.event_json, e.rulings_json,
+                       e.format, e.request_scope, e.request_sha256
+                  FROM unnest(p_seqs[v_first:v_last], p_request_ids[v_first:v_last],
+                              p_actors[v_first:v_last], p_at_ms[v_first:v_last],
+                              p_wall_ms[v_first:v_last], p_events[v_first:v_last],
+                              p_rulings[v_first:v_last], p_formats[v_first:v_last],
+                              p_request_scopes[v_first:v_last], p_request_sha256s[v_first:v_last])
+                       AS e (seq, request_id, actor, at_ms, wall_ms, event_json, rulings_json, format,
+                             request_scope, request_sha256);
+                PERFORM pg_notify('arbiter_events', v_game || ':' || v_last_seq);
+            ELSIF NOT EXISTS (SELECT 1 FROM games WHERE id = v_game) THEN
+                o_outcome := 'not_found';
+            ELSE
+                -- A retried request usually comes back with the stale
+                -- expected seq it was first sent with; reporting the
+                -- duplicate rather than a conflict lets the caller find the
+                -- original answer.
+                SELECT r.request_id INTO o_detail
+                  FROM unnest(p_request_ids[v_first:v_last], p_request_scopes[v_first:v_last])
+                       WITH ORDINALITY AS r (request_id, request_scope, n)
+                 WHERE EXISTS (SELECT 1 FROM game_events AS e
+                                WHERE e.game_id = v_game AND e.request_id = r.request_id
+                                  AND coalesce(e.request_scope, '') = coalesce(r.request_scope, ''))
+                 ORDER BY r.n
+                 LIMIT 1;
+                o_outcome := CASE WHEN o_detail IS NULL THEN 'conflict' ELSE 'duplicate' END;
+            END IF;
+        EXCEPTION
+            WHEN unique_violation THEN
+                GET STACKED DIAGNOSTICS v_constraint = CONSTRAINT_NAME;
+                IF v_constraint = 'game_events_request' THEN
+                    -- The first event whose request id was used before: in
+                    -- the log, or by an earlier event of the same append.
+                    o_outcome := 'duplicate';
+                    SELECT r.request_id INTO o_detail
+                      FROM unnest(p_request_ids[v_first:v_last], p_request_scopes[v_first:v_last])
+                           WITH ORDINALITY AS r (request_id, request_scope, n)
+                     WHERE EXISTS (SELECT 1 FROM game_events AS e
+                                    WHERE e.game_id = v_game AND e.request_id = r.request_id
+                                      AND coalesce(e.request_scope, '') = coalesce(r.request_scope, ''))
+                        OR EXISTS (SELECT 1
+                                     FROM unnest(p_request_ids[v_first:(v_first + r.n - 2)::INT],
+                                                 p_request_scopes[v_first:(v_first + r.n - 2)::INT])
+                                          AS p (request_id, request_scope)
+                                    WHERE p.request_id = r.request_id
+                                      AND coalesce(p.request_scope, '') = coalesce(r.request_scope, ''))
+                     ORDER BY r.n
+                     LIMIT 1;
+                ELSIF v_constraint = 'game_events_pkey' THEN
+                    -- Unreachable while last_seq matches the log, but the key
+                    -- is the final word on who appended first.
+                    o_outcome := 'conflict';
+                ELSE
+                    o_outcome := 'invalid';
+                    o_detail := SQLERRM;
+                END IF;
+            WHEN foreign_key_violation THEN
+                o_outcome := 'not_found';
+            WHEN integrity_constraint_violation THEN
+                o_outcome := 'invalid';
+                o_detail := SQLERRM;
+        END;
+        RETURN NEXT;
+        v_first := v_last + 1;
+    END LOOP;
+END;
+$$;
