@@ -11,6 +11,7 @@ mod exam;
 mod games;
 mod health;
 mod otb;
+mod quota;
 mod restart;
 mod scoresheet;
 mod smoke;

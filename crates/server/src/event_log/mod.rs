@@ -304,6 +304,8 @@ mod tests {
             Event::SetupErrorFound { error: SetupError::RookMisplaced { square: sq("h1") } },
             Event::ServiceResumed { outage_ms: 4_321 },
             Event::SimultaneousTouch { color: W, own: sq("g1"), opponent: sq("d5") },
+            Event::Withdraw { reason: arbiter_laws::event::Withdrawal::Cancelled },
+            Event::Withdraw { reason: arbiter_laws::event::Withdrawal::Expired },
         ]
     }
 

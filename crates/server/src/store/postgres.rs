@@ -176,7 +176,7 @@ mod constraint {
 macro_rules! game_columns {
     () => {
         "id, request_id, created_wall_ms, event_name, round, white, black, spec_json, status, result, \
-         last_seq, updated_wall_ms, spec_format, view_json, view_format"
+         last_seq, updated_wall_ms, spec_format, view_json, view_format, creator"
     };
 }
 
@@ -303,18 +303,44 @@ fn writer_stopped() -> StoreError {
     StoreError::Unavailable("the PostgreSQL writers have stopped".to_owned())
 }
 
-impl EventStore for PostgresStore {
-    async fn create_game(&self, game: &GameRow) -> Result<(), StoreError> {
+impl PostgresStore {
+    /// Creates a game; with a cap, only if its creator has fewer unfinished
+    /// games. Replicas creating games for the same creator at once take the
+    /// same advisory lock (per creator, held until the commit), so the count
+    /// and the insert are one step for every replica, and creations by
+    /// different creators never wait for each other.
+    async fn insert_game(&self, game: &GameRow, cap: Option<u64>) -> Result<(), StoreError> {
         if game.last_seq != 0 {
             return Err(StoreError::Invalid(format!(
                 "a new game starts with last_seq 0, not {}",
                 game.last_seq
             )));
         }
+        let mut tx = self.inner.pool.begin().await.map_err(classify)?;
+        if let (Some(cap), Some(creator)) = (cap, &game.creator) {
+            sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 7013))")
+                .bind(creator.as_str())
+                .execute(&mut *tx)
+                .await
+                .map_err(classify)?;
+            let open: i64 = sqlx::query_scalar(
+                "SELECT COUNT(*) FROM (SELECT 1 FROM games WHERE creator = $1 \
+                 AND status IN ('PENDING', 'IN_PROGRESS') LIMIT $2) AS open",
+            )
+            .bind(creator.as_str())
+            .bind(i64::try_from(cap).unwrap_or(i64::MAX))
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(classify)?;
+            let open = u64::try_from(open).unwrap_or(0);
+            if open >= cap {
+                return Err(StoreError::TooManyOpen { creator: creator.clone(), open });
+            }
+        }
         let inserted = sqlx::query(concat!(
             "INSERT INTO games (",
             game_columns!(),
-            ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)"
+            ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
         ))
         .bind(game.id.as_str())
         .bind(game.request_id.as_deref())
@@ -331,9 +357,15 @@ impl EventStore for PostgresStore {
         .bind(game.spec_format)
         .bind(game.view.as_ref().map(|v| v.json.as_str()))
         .bind(game.view.as_ref().map(|v| v.format))
-        .execute(&self.inner.pool)
+        .bind(game.creator.as_deref())
+        .execute(&mut *tx)
         .await;
-        let Err(e) = inserted else { return Ok(()) };
+        let e = match inserted {
+            Ok(_) => return tx.commit().await.map_err(classify),
+            Err(e) => e,
+        };
+        // The transaction is spoilt; the checks below read outside it.
+        drop(tx);
         match unique_violation(&e) {
             Some(constraint::GAMES_REQUEST) => {
                 Err(StoreError::DuplicateRequest { request_id: game.request_id.clone().unwrap_or_default() })
@@ -356,6 +388,16 @@ impl EventStore for PostgresStore {
             }
             _ => Err(classify(e)),
         }
+    }
+}
+
+impl EventStore for PostgresStore {
+    async fn create_game(&self, game: &GameRow) -> Result<(), StoreError> {
+        self.insert_game(game, None).await
+    }
+
+    async fn create_game_capped(&self, game: &GameRow, max_open: u64) -> Result<(), StoreError> {
+        self.insert_game(game, Some(max_open)).await
     }
 
     async fn game(&self, id: &str) -> Result<Option<GameRow>, StoreError> {
@@ -433,11 +475,27 @@ impl EventStore for PostgresStore {
         Ok(())
     }
 
-    async fn unfinished_games(&self) -> Result<Vec<String>, StoreError> {
-        sqlx::query_scalar("SELECT id FROM games WHERE status IN ('PENDING', 'IN_PROGRESS') ORDER BY id")
+    async fn games_in_play(&self) -> Result<Vec<String>, StoreError> {
+        sqlx::query_scalar("SELECT id FROM games WHERE status = 'IN_PROGRESS' ORDER BY id")
             .fetch_all(&self.inner.pool)
             .await
             .map_err(classify)
+    }
+
+    async fn pending_created_before(
+        &self,
+        cutoff_wall_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<String>, StoreError> {
+        sqlx::query_scalar(
+            "SELECT id FROM games WHERE status = 'PENDING' AND created_wall_ms < $1 \
+             ORDER BY created_wall_ms, id LIMIT $2",
+        )
+        .bind(cutoff_wall_ms)
+        .bind(i64::from(limit))
+        .fetch_all(&self.inner.pool)
+        .await
+        .map_err(classify)
     }
 
     async fn events(&self, game_id: &str, after_seq: i64, limit: u32) -> Result<Vec<EventRow>, StoreError> {
@@ -989,6 +1047,7 @@ fn game_from_row(row: &PgRow) -> Result<GameRow, sqlx::Error> {
         updated_wall_ms: row.try_get(11)?,
         spec_format: row.try_get(12)?,
         view: stored_view(row.try_get(13)?, row.try_get(14)?),
+        creator: row.try_get(15)?,
     })
 }
 

@@ -119,7 +119,7 @@ mod code {
 macro_rules! game_columns {
     () => {
         "id, request_id, created_wall_ms, event_name, round, white, black, spec_json, status, result, \
-         last_seq, updated_wall_ms, spec_format, view_json, view_format"
+         last_seq, updated_wall_ms, spec_format, view_json, view_format, creator"
     };
 }
 
@@ -263,7 +263,17 @@ impl EventStore for SqliteStore {
                 game.last_seq
             )));
         }
-        self.submit(Work::CreateGame(game.clone()), Reply::Unit).await
+        self.submit(Work::CreateGame(game.clone(), None), Reply::Unit).await
+    }
+
+    async fn create_game_capped(&self, game: &GameRow, max_open: u64) -> Result<(), StoreError> {
+        if game.last_seq != 0 {
+            return Err(StoreError::Invalid(format!(
+                "a new game starts with last_seq 0, not {}",
+                game.last_seq
+            )));
+        }
+        self.submit(Work::CreateGame(game.clone(), Some(max_open)), Reply::Unit).await
     }
 
     async fn game(&self, id: &str) -> Result<Option<GameRow>, StoreError> {
@@ -335,11 +345,27 @@ impl EventStore for SqliteStore {
         self.submit(work, Reply::Unit).await
     }
 
-    async fn unfinished_games(&self) -> Result<Vec<String>, StoreError> {
-        sqlx::query_scalar("SELECT id FROM games WHERE status IN ('PENDING', 'IN_PROGRESS') ORDER BY id")
+    async fn games_in_play(&self) -> Result<Vec<String>, StoreError> {
+        sqlx::query_scalar("SELECT id FROM games WHERE status = 'IN_PROGRESS' ORDER BY id")
             .fetch_all(&self.inner.read)
             .await
             .map_err(unavailable)
+    }
+
+    async fn pending_created_before(
+        &self,
+        cutoff_wall_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<String>, StoreError> {
+        sqlx::query_scalar(
+            "SELECT id FROM games WHERE status = 'PENDING' AND created_wall_ms < ?1 \
+             ORDER BY created_wall_ms, id LIMIT ?2",
+        )
+        .bind(cutoff_wall_ms)
+        .bind(i64::from(limit))
+        .fetch_all(&self.inner.read)
+        .await
+        .map_err(unavailable)
     }
 
     async fn events(&self, game_id: &str, after_seq: i64, limit: u32) -> Result<Vec<EventRow>, StoreError> {
@@ -474,11 +500,22 @@ struct Job {
 
 enum Work {
     Append(Append),
-    CreateGame(GameRow),
-    PutView { game_id: String, last_seq: i64, view: StoredView },
+    /// A game, and the cap on its creator's unfinished games.
+    CreateGame(GameRow, Option<u64>),
+    PutView {
+        game_id: String,
+        last_seq: i64,
+        view: StoredView,
+    },
     InsertToken(TokenRow),
-    Meta { key: String, default: String },
-    Heartbeat { replica_id: String, now_wall_ms: i64 },
+    Meta {
+        key: String,
+        default: String,
+    },
+    Heartbeat {
+        replica_id: String,
+        now_wall_ms: i64,
+    },
 }
 
 /// Where a job's answer goes. Every job produces a `String` internally (the
@@ -717,7 +754,7 @@ async fn run_job(conn: &mut SqliteConnection, work: &Work) -> Result<Result<Stri
 async fn apply(conn: &mut SqliteConnection, work: &Work) -> Result<String, StoreError> {
     match work {
         Work::Append(append) => apply_append(conn, append).await.map(|()| String::new()),
-        Work::CreateGame(game) => apply_create_game(conn, game).await.map(|()| String::new()),
+        Work::CreateGame(game, cap) => apply_create_game(conn, game, *cap).await.map(|()| String::new()),
         Work::PutView { game_id, last_seq, view } => {
             apply_put_view(conn, game_id, *last_seq, view).await.map(|()| String::new())
         }
@@ -976,11 +1013,33 @@ async fn apply_put_view(
     Ok(())
 }
 
-async fn apply_create_game(conn: &mut SqliteConnection, game: &GameRow) -> Result<(), StoreError> {
+async fn apply_create_game(
+    conn: &mut SqliteConnection,
+    game: &GameRow,
+    cap: Option<u64>,
+) -> Result<(), StoreError> {
+    if let (Some(cap), Some(creator)) = (cap, &game.creator) {
+        // The single writer runs this and the insert back to back, so no
+        // other creation can slip between the count and the insert. The
+        // count stops at the cap: its cost does not grow with a backlog.
+        let open: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM (SELECT 1 FROM games WHERE creator = ?1 \
+             AND status IN ('PENDING', 'IN_PROGRESS') LIMIT ?2)",
+        )
+        .bind(creator.as_str())
+        .bind(i64::try_from(cap).unwrap_or(i64::MAX))
+        .fetch_one(&mut *conn)
+        .await
+        .map_err(classify)?;
+        let open = u64::try_from(open).unwrap_or(0);
+        if open >= cap {
+            return Err(StoreError::TooManyOpen { creator: creator.clone(), open });
+        }
+    }
     let inserted = sqlx::query(concat!(
         "INSERT INTO games (",
         game_columns!(),
-        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"
+        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
     ))
     .bind(game.id.as_str())
     .bind(game.request_id.as_deref())
@@ -997,6 +1056,7 @@ async fn apply_create_game(conn: &mut SqliteConnection, game: &GameRow) -> Resul
     .bind(game.spec_format)
     .bind(game.view.as_ref().map(|v| v.json.as_str()))
     .bind(game.view.as_ref().map(|v| v.format))
+    .bind(game.creator.as_deref())
     .execute(&mut *conn)
     .await;
     let Err(e) = inserted else { return Ok(()) };
@@ -1118,6 +1178,7 @@ fn game_from_row(row: &SqliteRow) -> Result<GameRow, sqlx::Error> {
         updated_wall_ms: row.try_get(11)?,
         spec_format: row.try_get(12)?,
         view: stored_view(row.try_get(13)?, row.try_get(14)?),
+        creator: row.try_get(15)?,
     })
 }
 
