@@ -141,7 +141,7 @@ async fn cancel_game_withdraws_a_game_not_started() {
     let event = answer.event.unwrap();
     let game = answer.game.unwrap();
     assert_eq!((event.act.as_str(), event.actor.as_str()), ("WITHDRAW", "service"), "{event:#?}");
-    assert_eq!(event.details.get("reason").map(String::as_str), Some("CANCELLED"));
+    assert_eq!(event.details.get("reason").map(String::as_str), Some("Cancelled"));
     assert!(event.rulings.is_empty(), "a cancellation is not a result: {event:#?}");
     assert_eq!(game.status, pb::GameStatus::Cancelled as i32);
     assert!(game.end.is_none(), "{game:#?}");
@@ -213,7 +213,7 @@ async fn games_never_started_expire_after_the_ttl() {
     let events = all_events(&mut service, &waiting).await;
     let last = events.last().unwrap();
     assert_eq!((last.act.as_str(), last.actor.as_str()), ("WITHDRAW", "server"), "{last:#?}");
-    assert_eq!(last.details.get("reason").map(String::as_str), Some("EXPIRED"));
+    assert_eq!(last.details.get("reason").map(String::as_str), Some("Expired"));
     // A game in play does not expire.
     assert_eq!(get_game(&mut service, &started).await.status, pb::GameStatus::InProgress as i32);
     // Nor does it come back to life after a restart.

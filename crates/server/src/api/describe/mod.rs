@@ -633,8 +633,8 @@ fn setup_error_text(e: arbiter_laws::event::SetupError) -> String {
 /// `WITHDRAW` event).
 fn withdrawal_name(reason: Withdrawal) -> &'static str {
     match reason {
-        Withdrawal::Cancelled => "CANCELLED",
-        Withdrawal::Expired => "EXPIRED",
+        Withdrawal::Cancelled => "Cancelled",
+        Withdrawal::Expired => "Expired",
     }
 }
 

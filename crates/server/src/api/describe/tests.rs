@@ -381,6 +381,8 @@ const EVENT_SUMMARIES: &[&str] = &[
     "Arbiter answers question 3: reject",
     "Arbiter answers question 4: postpone",
     "The service resumed after 1:33 down; that time is not charged",
+    "The game is cancelled before it started; it has no result",
+    "The game expired: it was not started in time; it has no result",
     "White places a pawn on the promotion square",
     "Black places a knight on the promotion square",
     "White places a bishop on the promotion square",
