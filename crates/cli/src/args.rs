@@ -279,6 +279,11 @@ pub enum GameCommand {
     /// Arbiter: start the game (White's clock starts, Law 6.6).
     #[command(after_help = "Example:\n  arbiter game start abc")]
     Start(GameArg),
+    /// Cancel a game that has not started (a cancelled pairing): it gets
+    /// status CANCELLED and no result. Needs the service token that created
+    /// it or an arbiter token; a started game is refused (exit 3).
+    #[command(after_help = "Example:\n  arbiter game cancel abc")]
+    Cancel(GameArg),
 }
 
 #[derive(Debug, Subcommand)]
@@ -749,6 +754,10 @@ pub enum StatusArg {
     #[value(alias = "playing", alias = "in_progress")]
     InProgress,
     Finished,
+    /// Withdrawn before it started (`arbiter game cancel`).
+    Cancelled,
+    /// Not started in time (`arbiterd --pending-game-ttl`).
+    Expired,
 }
 
 impl From<StatusArg> for pb::GameStatus {
@@ -757,6 +766,8 @@ impl From<StatusArg> for pb::GameStatus {
             StatusArg::Pending => pb::GameStatus::Pending,
             StatusArg::InProgress => pb::GameStatus::InProgress,
             StatusArg::Finished => pb::GameStatus::Finished,
+            StatusArg::Cancelled => pb::GameStatus::Cancelled,
+            StatusArg::Expired => pb::GameStatus::Expired,
         }
     }
 }

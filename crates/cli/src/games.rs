@@ -23,6 +23,7 @@ pub async fn run(global: &GlobalArgs, command: GameCommand) -> anyhow::Result<u8
         GameCommand::Watch(args) => watch_view::watch(global, &args).await,
         GameCommand::Pgn(args) => export_pgn(global, &args).await,
         GameCommand::Start(a) => acts::send(global, global.client().await?.start_game(&a.game)).await,
+        GameCommand::Cancel(a) => acts::send(global, global.client().await?.cancel_game(&a.game)).await,
     }
 }
 

@@ -244,6 +244,7 @@ act_rpcs!(
         "ClaimNoWinningAttempt"
     ),
     (StartGameRequest, StartGameResponse, start_game, "StartGame"),
+    (CancelGameRequest, CancelGameResponse, cancel_game, "CancelGame"),
     (PauseClocksRequest, PauseClocksResponse, pause_clocks, "PauseClocks"),
     (ResumeClocksRequest, ResumeClocksResponse, resume_clocks, "ResumeClocks"),
     (AdjustClockRequest, AdjustClockResponse, adjust_clock, "AdjustClock"),
@@ -627,6 +628,13 @@ impl Client {
     /// StartGame: White's clock starts.
     pub fn start_game(&self, game: impl AsRef<str>) -> Call<pb::StartGameRequest> {
         self.call(pb::StartGameRequest { name: normalize_game(game.as_ref()), ..Default::default() })
+    }
+
+    /// CancelGame: withdraws a game that has not started (status
+    /// CANCELLED, no result). Allowed to the service token that created it
+    /// and to arbiters; a started game is refused (FAILED_PRECONDITION).
+    pub fn cancel_game(&self, game: impl AsRef<str>) -> Call<pb::CancelGameRequest> {
+        self.call(pb::CancelGameRequest { name: normalize_game(game.as_ref()), ..Default::default() })
     }
 
     // -- Players' acts ---------------------------------------------------

@@ -38,12 +38,17 @@ pub struct RpcError {
     pub metadata: HashMap<String, String>,
     /// The `google.rpc.BadRequest` field violations.
     pub violations: Vec<FieldViolation>,
+    /// The `google.rpc.RetryInfo` delay: how long to wait before sending the
+    /// same request again (given with `RESOURCE_EXHAUSTED`: `RATE_LIMITED`,
+    /// `TOO_MANY_UNFINISHED_GAMES`, the watch-stream caps).
+    pub retry_delay: Option<std::time::Duration>,
 }
 
 impl RpcError {
     /// Decodes a status.
     pub fn from_status(status: &tonic::Status) -> RpcError {
         let info = status.get_details_error_info();
+        let retry_delay = status.get_details_retry_info().and_then(|r| r.retry_delay);
         let violations = status
             .get_details_bad_request()
             .map(|b| {
@@ -66,6 +71,7 @@ impl RpcError {
             domain: info.as_ref().map(|i| i.domain.clone()).filter(|d| !d.is_empty()),
             metadata: info.map(|i| i.metadata).unwrap_or_default(),
             violations,
+            retry_delay,
         }
     }
 
@@ -230,6 +236,15 @@ impl Error {
         }
     }
 
+    /// How long the service asks the caller to wait before sending the same
+    /// request again (its `google.rpc.RetryInfo`), if it said.
+    pub fn retry_delay(&self) -> Option<std::time::Duration> {
+        match self {
+            Error::Rpc(e) => e.retry_delay,
+            _ => None,
+        }
+    }
+
     /// The decoded status, if the error is one.
     pub fn rpc(&self) -> Option<&RpcError> {
         match self {
@@ -371,6 +386,19 @@ pub(crate) fn chain(e: &dyn std::error::Error) -> String {
 mod tests {
     use super::*;
     use tonic_types::{ErrorDetails, StatusExt};
+
+    #[test]
+    fn a_quota_refusal_gives_its_retry_delay() {
+        let mut details = ErrorDetails::with_error_info("RATE_LIMITED", DOMAIN, HashMap::new());
+        details.set_retry_info(Some(std::time::Duration::from_millis(1500)));
+        let status = tonic::Status::with_error_details(Code::ResourceExhausted, "slow down", details);
+        let e = Error::from(status);
+        assert_eq!(e.reason(), Some("RATE_LIMITED"));
+        assert_eq!(e.retry_delay(), Some(std::time::Duration::from_millis(1500)));
+        // Not resent by the client's own retry loop: the caller decides.
+        assert!(!e.is_transient());
+        assert_eq!(Error::from(refusal()).retry_delay(), None);
+    }
 
     fn refusal() -> tonic::Status {
         let mut metadata = HashMap::new();

@@ -296,6 +296,23 @@ pub enum Event {
         /// How long the service was down, in milliseconds of wall time.
         outage_ms: i64,
     },
+    /// The game is withdrawn before it started: the pairing was cancelled,
+    /// or nobody started it in the time the service allows. There is no
+    /// result (no game was played); every later event is refused. Applies
+    /// only to a game not yet started.
+    Withdraw {
+        reason: Withdrawal,
+    },
+}
+
+/// Why a game was withdrawn before it started ([`Event::Withdraw`]).
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Withdrawal {
+    /// The organiser (the platform that created it, or an arbiter)
+    /// cancelled it.
+    Cancelled,
+    /// It was not started within the time the service keeps games waiting.
+    Expired,
 }
 
 /// An error in setting up the game (Law 7.2, 7.3).

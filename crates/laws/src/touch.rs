@@ -27,7 +27,7 @@
 //! touching the king and such a rook falls under 4.4.3 like any other
 //! illegal castling.
 
-use arbiter_chess::{Bitboard, CastlingSide, Move, Position, Role, Square};
+use arbiter_chess::{Bitboard, CastlingSide, Move, Position, Square};
 
 use crate::rule::RuleId;
 

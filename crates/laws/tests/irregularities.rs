@@ -57,6 +57,39 @@ fn service_resumed_records_the_outage_and_changes_no_clock() {
 }
 
 #[test]
+fn a_game_not_started_can_be_withdrawn_and_then_nothing_applies() {
+    use arbiter_laws::event::Withdrawal;
+    for reason in [Withdrawal::Cancelled, Withdrawal::Expired] {
+        let mut s = S::unstarted(regs("90+30", Mode::Online, None));
+        s.ev(Event::PlayerArrived { color: W });
+        // No ruling and no result: no game was played.
+        assert!(s.ev(Event::Withdraw { reason }).is_empty());
+        assert_eq!(s.g.withdrawal(), Some(reason));
+        assert!(!s.g.is_over() && !s.g.is_started());
+        assert_eq!(s.result(), None);
+        for later in
+            [Event::Start, Event::Withdraw { reason }, Event::DeclareResult { result: DeclaredResult::Draw }]
+        {
+            assert_eq!(s.rej(later).reason, RejectReason::GameOver);
+        }
+        assert_eq!(s.g.withdrawal(), Some(reason));
+    }
+}
+
+#[test]
+fn a_started_or_finished_game_cannot_be_withdrawn() {
+    use arbiter_laws::event::Withdrawal;
+    let mut s = S::otb("90+30", None);
+    let before = s.g.clone();
+    let r = s.rej(Event::Withdraw { reason: Withdrawal::Cancelled });
+    assert_eq!(r.reason, RejectReason::NotApplicable);
+    assert_eq!(s.g, before, "a refusal changes nothing");
+    s.ev(Event::Resign { color: W });
+    assert_eq!(s.rej(Event::Withdraw { reason: Withdrawal::Expired }).reason, RejectReason::NotApplicable);
+    assert_eq!(s.g.withdrawal(), None);
+}
+
+#[test]
 fn service_resumed_is_a_system_event_not_a_players_act() {
     let e = Event::ServiceResumed { outage_ms: 5 };
     assert_eq!(e.player(), None);

@@ -197,6 +197,7 @@ fn game_id(g: usize) -> String {
 
 fn game(g: usize) -> GameRow {
     GameRow {
+        creator: None,
         id: game_id(g),
         request_id: Some(format!("create-{g}")),
         created_wall_ms: 0,

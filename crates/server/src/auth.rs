@@ -150,6 +150,38 @@ fn color_name(c: Color) -> &'static str {
 
 type HmacSha256 = hmac::Hmac<Sha256>;
 
+/// A stable name of the token a request came with, for the limits kept per
+/// token (`crate::quota`) and the creator recorded with a game: the same
+/// token always gets the same name, on every replica and after a restart,
+/// and the name never reveals the token.
+///
+/// - an issued role token: `tok-<id>` (its public id);
+/// - a configured role token: `cfg-<role>-<16 hex digits>` (an HMAC of the
+///   token's hash under the service key);
+/// - a player token: `player-<game>-<w|b>`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CallerId(String);
+
+impl CallerId {
+    /// The name (stored in `games.creator`).
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// A name as stored.
+    #[must_use]
+    pub fn from_stored(text: &str) -> CallerId {
+        CallerId(text.to_owned())
+    }
+}
+
+impl std::fmt::Display for CallerId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// Checks tokens and makes player tokens.
 #[derive(Debug)]
 pub struct Authority {
@@ -217,6 +249,14 @@ impl Authority {
     /// [`ApiError::Unauthenticated`] without a valid token;
     /// [`ApiError::Unavailable`] if the token store cannot be read.
     pub async fn authenticate(&self, metadata: &MetadataMap) -> Result<Principal, ApiError> {
+        Ok(self.identify(metadata).await?.0)
+    }
+
+    /// Who sent the request, and the stable name of its token.
+    ///
+    /// # Errors
+    /// As [`Authority::authenticate`].
+    pub async fn identify(&self, metadata: &MetadataMap) -> Result<(Principal, CallerId), ApiError> {
         let header = metadata.get("authorization").ok_or_else(|| {
             ApiError::Unauthenticated("missing `authorization: Bearer <token>` header".into())
         })?;
@@ -237,7 +277,7 @@ impl Authority {
     ///
     /// # Errors
     /// As [`Authority::authenticate`].
-    pub async fn check(&self, token: &str) -> Result<Principal, ApiError> {
+    pub async fn check(&self, token: &str) -> Result<(Principal, CallerId), ApiError> {
         let invalid = || ApiError::Unauthenticated("the token is not valid".into());
         let hash = sha256(token.as_bytes());
         // Every configured token is compared, so the time taken does not
@@ -249,7 +289,7 @@ impl Authority {
             }
         }
         if let Some(role) = found {
-            return Ok(Principal::Role(role));
+            return Ok((Principal::Role(role), self.configured_caller(role, &hash)));
         }
         if let Some(rest) = token.strip_prefix("arbp_") {
             let mut parts = rest.rsplitn(3, '_');
@@ -264,7 +304,10 @@ impl Authority {
             let mac = from_hex(mac).ok_or_else(invalid)?;
             let expected = self.player_mac(game, if color == Color::White { 'w' } else { 'b' });
             return if ct_eq(&expected, &mac) {
-                Ok(Principal::Player { game: game.to_string(), color })
+                Ok((
+                    Principal::Player { game: game.to_string(), color },
+                    CallerId(format!("player-{game}-{c}")),
+                ))
             } else {
                 Err(invalid())
             };
@@ -286,9 +329,25 @@ impl Authority {
                     (role, stored)
                 }
             };
-            return if ct_eq(&stored, &secret_hash) { Ok(Principal::Role(role)) } else { Err(invalid()) };
+            return if ct_eq(&stored, &secret_hash) {
+                Ok((Principal::Role(role), CallerId(format!("tok-{id}"))))
+            } else {
+                Err(invalid())
+            };
         }
         Err(invalid())
+    }
+}
+
+impl Authority {
+    /// The name of a configured token: keyed, so that a stored name tells
+    /// nothing about the token even to someone who can guess candidates.
+    fn configured_caller(&self, role: Role, token_hash: &[u8; 32]) -> CallerId {
+        let mut mac = <HmacSha256 as KeyInit>::new_from_slice(&self.key).expect("HMAC takes any key length");
+        mac.update(b"arbiter caller id\0");
+        mac.update(token_hash);
+        let digest = mac.finalize().into_bytes();
+        CallerId(format!("cfg-{}-{}", role.as_str(), to_hex(&digest[..8])))
     }
 }
 

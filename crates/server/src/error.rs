@@ -56,6 +56,10 @@ pub enum ApiError {
     /// The request is larger than the configured limit.
     #[error("{0}")]
     TooLarge(String),
+    /// The caller is over one of its limits (see `crate::quota`): nothing
+    /// was done; the same request may succeed after `retry_after`.
+    #[error("{message}")]
+    ResourceExhausted { reason: ExhaustedReason, message: String, retry_after: std::time::Duration },
     /// A game stored in a format this build does not read: written by a
     /// newer release (after a rollback, or by a newer replica). Nothing is
     /// read from it, so nothing is misread; a release that knows the format
@@ -87,6 +91,33 @@ impl AbortReason {
             AbortReason::StaleSeq => "STALE_SEQ",
             AbortReason::ConcurrentUpdate => "CONCURRENT_UPDATE",
             AbortReason::DuplicateRequest => "DUPLICATE_REQUEST",
+        }
+    }
+}
+
+/// Which limit a caller is over (the ErrorInfo reason of a
+/// `RESOURCE_EXHAUSTED` status the service gives; see `crate::quota`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ExhaustedReason {
+    /// Too many requests of this kind from this token in a short time.
+    RateLimited,
+    /// The token's games that are pending or in progress are at its cap.
+    TooManyUnfinishedGames,
+    /// The token already holds as many WatchGame streams as it may.
+    TooManyWatchStreamsForToken,
+    /// The game already has as many WatchGame streams as it may.
+    TooManyWatchStreamsForGame,
+}
+
+impl ExhaustedReason {
+    /// The ErrorInfo reason.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ExhaustedReason::RateLimited => "RATE_LIMITED",
+            ExhaustedReason::TooManyUnfinishedGames => "TOO_MANY_UNFINISHED_GAMES",
+            ExhaustedReason::TooManyWatchStreamsForToken => "TOO_MANY_WATCH_STREAMS",
+            ExhaustedReason::TooManyWatchStreamsForGame => "TOO_MANY_GAME_WATCH_STREAMS",
         }
     }
 }
@@ -123,6 +154,7 @@ impl ApiError {
             ApiError::Unavailable(_) => "STORAGE_UNAVAILABLE",
             ApiError::Malformed(_) => "MALFORMED_REQUEST",
             ApiError::TooLarge(_) => "REQUEST_TOO_LARGE",
+            ApiError::ResourceExhausted { reason, .. } => reason.as_str(),
             ApiError::NewerStoredFormat(_) => "STORED_FORMAT_NEWER",
             ApiError::Internal(_) => "INTERNAL",
         }
@@ -151,7 +183,7 @@ impl ApiError {
             ApiError::Aborted { .. } => Code::Aborted,
             ApiError::Unavailable(_) => Code::Unavailable,
             ApiError::Malformed(_) => Code::InvalidArgument,
-            ApiError::TooLarge(_) => Code::ResourceExhausted,
+            ApiError::TooLarge(_) | ApiError::ResourceExhausted { .. } => Code::ResourceExhausted,
             ApiError::NewerStoredFormat(_) => Code::FailedPrecondition,
             ApiError::Internal(_) => Code::Internal,
         }
@@ -192,6 +224,11 @@ impl From<ApiError> for Status {
             }
         }
         let mut details = ErrorDetails::with_error_info(e.reason(), DOMAIN, metadata);
+        if let ApiError::ResourceExhausted { retry_after, .. } = &e {
+            // AIP-194: the client waits at least this long before the same
+            // request; a zero delay would invite a hot retry loop.
+            details.set_retry_info(Some((*retry_after).max(std::time::Duration::from_millis(1))));
+        }
         if let ApiError::InvalidArgument(violations) = &e {
             for v in violations.iter().take(MAX_VIOLATIONS) {
                 details.add_bad_request_violation(bounded(&v.field, 128), bounded(&v.description, 512));
@@ -251,6 +288,13 @@ impl From<StoreError> for ApiError {
             },
             StoreError::AlreadyExists(id) => ApiError::AlreadyExists(format!("games/{id}")),
             StoreError::NotFound(id) => ApiError::NotFound(format!("games/{id}")),
+            // The service turns this into its own refusal (with the limit);
+            // reaching here means a caller forgot to.
+            StoreError::TooManyOpen { .. } => ApiError::ResourceExhausted {
+                reason: ExhaustedReason::TooManyUnfinishedGames,
+                message: e.to_string(),
+                retry_after: crate::quota::UNFINISHED_RETRY,
+            },
             StoreError::Invalid(m) => ApiError::Internal(format!("storage contract broken: {m}")),
             StoreError::Unavailable(m) => ApiError::Unavailable(format!("storage is unavailable: {m}")),
         }

@@ -9,7 +9,7 @@ use tokio::sync::{Mutex, OnceCell};
 
 use crate::error::ApiError;
 use crate::request::Stamped;
-use crate::store::{EventStore, GameRow, GameStatus, Storage};
+use crate::store::{EventStore, GameRow, Storage};
 use crate::table::{self, Continuity, TableHandle, wall_ms};
 use crate::view::GameReading;
 
@@ -78,10 +78,10 @@ impl Hall {
                     tables.retain(|_, cell| !cell.get().is_some_and(TableHandle::is_closed));
                     self.prune_at.store((tables.len() * 2).max(MIN_PRUNE_AT), Ordering::Relaxed);
                 }
-                metrics::gauge!("arbiter_tables_in_memory").set(tables.len() as f64);
                 let cell = tables.entry(id.to_string()).or_default().clone();
-                // A finished game's table stops when idle; forget it so that
-                // the next use loads it again.
+                metrics::gauge!("arbiter_tables_in_memory").set(tables.len() as f64);
+                // A finished or pending game's table stops when idle; forget
+                // it so that the next use loads it again.
                 if cell.get().is_some_and(TableHandle::is_closed) {
                     tables.remove(id);
                     continue;
@@ -136,7 +136,8 @@ impl Hall {
             return Ok(None);
         }
         let row = self.store.game(id).await?.ok_or_else(|| ApiError::NotFound(format!("games/{id}")))?;
-        if row.status != GameStatus::Finished {
+        // Withdrawn games no longer change either.
+        if row.status.is_open() {
             return Ok(None);
         }
         GameReading::from_row(&row, wall_ms())
@@ -198,33 +199,82 @@ impl Hall {
         Ok(rebuilt)
     }
 
-    /// Creates a game in storage (its table is loaded on first use).
+    /// Creates a game in storage (its table is loaded on first use); with
+    /// a cap, only while its creator has fewer unfinished games.
     ///
     /// # Errors
-    /// As [`EventStore::create_game`].
-    pub async fn create(&self, row: &GameRow, request: Option<&Stamped>) -> Result<(), ApiError> {
-        match request {
-            Some(stamped) => self.store.create_requested_game(row, &stamped.id, &stamped.origin).await,
-            None => self.store.create_game(row).await,
+    /// As [`EventStore::create_requested_game`] and
+    /// [`EventStore::create_game_capped`] (`TooManyOpen` becomes
+    /// `RESOURCE_EXHAUSTED`, reason `TOO_MANY_UNFINISHED_GAMES`).
+    pub async fn create(
+        &self,
+        row: &GameRow,
+        request: Option<&Stamped>,
+        cap: Option<u64>,
+    ) -> Result<(), ApiError> {
+        match (request, cap) {
+            (Some(stamped), cap) => {
+                self.store.create_requested_game(row, &stamped.id, &stamped.origin, cap).await
+            }
+            (None, Some(cap)) => self.store.create_game_capped(row, cap).await,
+            (None, None) => self.store.create_game(row).await,
         }
         .map_err(ApiError::from)
     }
 
-    /// Loads every unfinished game, so that their timers run and outages are
+    /// Loads every game in play, so that their timers run and outages are
     /// recorded at once after a restart. Returns how many were loaded.
+    /// Pending games are not loaded: they have no timer, and a backlog of
+    /// them (a flood of creations) must not fill the memory of every
+    /// replica at start-up; each is loaded when it is next used.
     ///
     /// # Errors
     /// [`ApiError::Unavailable`] if the list cannot be read.
-    pub async fn load_unfinished(&self) -> Result<usize, ApiError> {
-        let ids = self.store.unfinished_games().await?;
+    pub async fn load_in_play(&self) -> Result<usize, ApiError> {
+        let ids = self.store.games_in_play().await?;
         let mut loaded = 0;
         for id in ids {
             match self.table(&id).await {
                 Ok(_) => loaded += 1,
-                Err(e) => tracing::error!(game = %id, error = %e, "cannot load an unfinished game"),
+                Err(e) => tracing::error!(game = %id, error = %e, "cannot load a game in play"),
             }
         }
+        metrics::gauge!("arbiter_tables_in_memory").set(self.loaded().await as f64);
         Ok(loaded)
+    }
+
+    /// Withdraws the pending games created more than `ttl` ago (an `EXPIRED`
+    /// withdrawal, recorded by the server), at most `limit` of them; returns
+    /// how many it recorded. Safe on every replica at once: each withdrawal
+    /// is an append at the game's next sequence number, so one lands and the
+    /// others find the game already withdrawn.
+    ///
+    /// # Errors
+    /// [`ApiError::Unavailable`] if the pending games cannot be listed.
+    pub async fn expire_pending(&self, ttl: std::time::Duration, limit: u32) -> Result<usize, ApiError> {
+        let cutoff = wall_ms().saturating_sub(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX));
+        let ids = self.store.pending_created_before(cutoff, limit).await?;
+        let mut expired = 0;
+        for id in ids {
+            let withdraw = table::Act::Event(arbiter_laws::event::Event::Withdraw {
+                reason: arbiter_laws::event::Withdrawal::Expired,
+            });
+            let outcome = match self.table(&id).await {
+                Ok(table) => table.act(withdraw, "server", None, None).await,
+                Err(e) => Err(e),
+            };
+            match outcome {
+                Ok(_) => {
+                    expired += 1;
+                    metrics::counter!("arbiter_games_expired_total").increment(1);
+                }
+                // Started or withdrawn meanwhile (here or on another
+                // replica): nothing to do.
+                Err(ApiError::Rejected(_) | ApiError::Aborted { .. }) => {}
+                Err(e) => tracing::warn!(game = %id, error = %e, "cannot expire a pending game"),
+            }
+        }
+        Ok(expired)
     }
 
     /// Passes on another writer's append to the game's table; returns

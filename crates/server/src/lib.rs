@@ -15,6 +15,7 @@ pub mod event_log;
 pub mod hall;
 pub mod pgn;
 pub mod request;
+pub mod quota;
 pub mod service;
 pub mod store;
 pub mod table;
@@ -53,6 +54,12 @@ pub struct Config {
     pub max_request_bytes: usize,
     /// Concurrent HTTP/2 streams per connection.
     pub max_streams_per_connection: u32,
+    /// The limits per token (creation rate, unfinished games, watch
+    /// streams); see [`quota`].
+    pub limits: quota::Limits,
+    /// A game not started this long after its creation expires (status
+    /// EXPIRED, a `WITHDRAW` event in its log).
+    pub pending_game_ttl: Duration,
 }
 
 /// A certificate chain and its private key, PEM.
@@ -71,6 +78,8 @@ impl Config {
             heartbeat: Duration::from_secs(5),
             max_request_bytes: 64 * 1024,
             max_streams_per_connection: 1024,
+            limits: quota::Limits::default(),
+            pending_game_ttl: quota::DEFAULT_PENDING_GAME_TTL,
         }
     }
 }
@@ -127,7 +136,7 @@ async fn replica_duties(
                     tracing::warn!(error = %e, "heartbeat failed");
                 }
             }
-            // Every replica keeps every unfinished game loaded, so that each
+            // Every replica keeps every game in play loaded, so that each
             // runs every game's timer: when the replica a game was played on
             // dies, the others still rule on its flag at the deadline.
             _ = sweep.tick(), if shared => {
@@ -136,7 +145,7 @@ async fn replica_duties(
                 if sweeping.as_ref().is_none_or(tokio::task::JoinHandle::is_finished) {
                     let hall = hall.clone();
                     sweeping = Some(tokio::spawn(async move {
-                        let _ = hall.load_unfinished().await;
+                        let _ = hall.load_in_play().await;
                     }));
                 }
             }
@@ -152,6 +161,30 @@ async fn replica_duties(
                 }
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => hall.notify_all().await,
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => listening = false,
+            },
+        }
+    }
+}
+
+/// Games expired per pass of [`expire_pending_games`]; a larger backlog
+/// takes the next passes.
+const EXPIRE_BATCH: u32 = 200;
+
+/// Expires the pending games older than `ttl`, in passes a quarter of the
+/// TTL apart (at least 100 ms, at most a minute), so a game expires at most
+/// a quarter of its TTL late. Every replica runs it (see
+/// [`Hall::expire_pending`]).
+async fn expire_pending_games(hall: Arc<Hall>, ttl: Duration, stop: CancellationToken) {
+    let every = (ttl / 4).clamp(Duration::from_millis(100), Duration::from_secs(60));
+    let mut pass = tokio::time::interval(every);
+    pass.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return,
+            _ = pass.tick() => match hall.expire_pending(ttl, EXPIRE_BATCH).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(games = n, "pending games expired"),
+                Err(e) => tracing::warn!(error = %e, "cannot expire pending games"),
             },
         }
     }
@@ -219,12 +252,12 @@ pub async fn run(
     // spawned task keeps `run`'s future `Send` for every lifetime.
     let loading = {
         let hall = hall.clone();
-        tokio::spawn(async move { hall.load_unfinished().await })
+        tokio::spawn(async move { hall.load_in_play().await })
     };
     match loading.await {
-        Ok(Ok(n)) => tracing::info!(games = n, "unfinished games loaded"),
-        Ok(Err(e)) => tracing::error!(error = %e, "cannot list unfinished games"),
-        Err(e) => tracing::error!(error = %e, "loading unfinished games failed"),
+        Ok(Ok(n)) => tracing::info!(games = n, "games in play loaded"),
+        Ok(Err(e)) => tracing::error!(error = %e, "cannot list the games in play"),
+        Err(e) => tracing::error!(error = %e, "loading the games in play failed"),
     }
     let background = CancellationToken::new();
     if shared {
@@ -233,6 +266,7 @@ pub async fn run(
         hall.set_continuity(table::Continuity::Continuous);
     }
     tokio::spawn(replica_duties(store.clone(), hall.clone(), replica.clone(), shared, background.clone()));
+    tokio::spawn(expire_pending_games(hall.clone(), config.pending_game_ttl, background.clone()));
     {
         // Games stored by a release before read models get theirs, once;
         // until then their reads replay the log, as they always did.
@@ -246,7 +280,13 @@ pub async fn run(
         });
     }
     let stop = CancellationToken::new();
-    let arbiter = Arbiter { hall: hall.clone(), auth, heartbeat: config.heartbeat, shutdown: stop.clone() };
+    let arbiter = Arbiter {
+        hall: hall.clone(),
+        auth,
+        heartbeat: config.heartbeat,
+        shutdown: stop.clone(),
+        quotas: Arc::new(quota::Quotas::new(config.limits)),
+    };
 
     let (health, health_service) = tonic_health::server::health_reporter();
     {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use arbiter_chess::Color;
-use arbiter_laws::event::{Event, TouchKind};
+use arbiter_laws::event::{Event, TouchKind, Withdrawal};
 use arbiter_laws::game::Game;
 use arbiter_laws::ruling::RejectReason;
 use arbiter_proto::v1 as pb;
@@ -23,9 +23,10 @@ use tonic::{Request, Response, Status};
 
 use crate::api::{self, to_proto, validate};
 use crate::auth::{Authority, Principal, Role};
-use crate::error::{AbortReason, ApiError};
+use crate::error::{AbortReason, ApiError, ExhaustedReason};
 use crate::event_log::{self, GameSpec, PlayerSpec};
 use crate::hall::Hall;
+use crate::quota::Quotas;
 use crate::request::{self, Caller, Stamped};
 use crate::store::{EventPages, EventStore, GameFilter, GameRow, GameStatus};
 use crate::table::{self, Act, TableHandle, wall_ms};
@@ -41,6 +42,7 @@ pub struct Arbiter {
     pub(crate) auth: Arc<Authority>,
     pub(crate) heartbeat: Duration,
     pub(crate) shutdown: CancellationToken,
+    pub(crate) quotas: Arc<Quotas>,
 }
 
 type Reply<T> = Result<Response<T>, Status>;
@@ -168,7 +170,7 @@ impl Arbiter {
         metadata: &MetadataMap,
         r: pb::CreateGameRequest,
     ) -> Result<pb::CreateGameResponse, ApiError> {
-        let principal = self.auth.authenticate(metadata).await?;
+        let (principal, caller) = self.auth.identify(metadata).await?;
         principal.require(&[Role::Service, Role::Arbiter], "CreateGame")?;
         let fingerprint =
             request::fingerprint(&pb::CreateGameRequest { request_id: String::new(), ..r.clone() });
@@ -186,6 +188,13 @@ impl Arbiter {
             // (by this very caller, in this very request).
             self.start_if_asked(&game_id, r.start, principal.actor()).await?;
             return self.created(&game_id).await;
+        }
+        // A service token is limited (see `crate::quota`); an arbiter token,
+        // the operator's own, is not. A retry of a creation that happened
+        // (above) is answered whatever the rate: it creates nothing.
+        let limited = principal == Principal::Role(Role::Service);
+        if limited {
+            self.quotas.creations.check(&caller, "CreateGame")?;
         }
         let mut violations = Vec::new();
         let regulations = match &r.regulations {
@@ -235,6 +244,7 @@ impl Arbiter {
             // Only creations before request scopes have one: the request is
             // recorded with its scope instead (`creation_requests`).
             request_id: None,
+            creator: Some(caller.to_string()),
             created_wall_ms: now,
             event_name: r.event.clone(),
             round: r.round.clone(),
@@ -249,8 +259,14 @@ impl Arbiter {
             // Its table writes the first one when it loads.
             view: None,
         };
-        match self.hall.create(&row, request.as_ref()).await {
+        let cap = limited.then_some(self.quotas.limits.max_unfinished_games);
+        match self.hall.create(&row, request.as_ref(), cap).await {
             Ok(()) => {}
+            Err(ApiError::ResourceExhausted { reason: ExhaustedReason::TooManyUnfinishedGames, .. }) => {
+                metrics::counter!("arbiter_quota_refusals_total", "reason" => "TOO_MANY_UNFINISHED_GAMES")
+                    .increment(1);
+                return Err(self.quotas.too_many_unfinished(cap.unwrap_or_default()));
+            }
             Err(ApiError::Aborted { reason: AbortReason::DuplicateRequest, .. }) => {
                 // Another call of this caller with the same request id won
                 // the race.
@@ -311,6 +327,40 @@ impl Arbiter {
             white_token: self.auth.player_token(id, Color::White),
             black_token: self.auth.player_token(id, Color::Black),
         })
+    }
+
+    /// CancelGame: the creator of a game (its service token) or an arbiter
+    /// withdraws it before it starts.
+    async fn cancel_game_impl(
+        &self,
+        metadata: &MetadataMap,
+        r: pb::CancelGameRequest,
+    ) -> Result<pb::CancelGameResponse, ApiError> {
+        let (principal, caller) = self.auth.identify(metadata).await?;
+        let id = game_id(&r.name)?;
+        principal.require(&[Role::Service, Role::Arbiter], "CancelGame")?;
+        if principal == Principal::Role(Role::Service) {
+            let row = self
+                .hall
+                .store()
+                .game(&id)
+                .await?
+                .ok_or_else(|| ApiError::NotFound(format!("games/{id}")))?;
+            if row.creator.as_deref() != Some(caller.as_str()) {
+                return Err(ApiError::PermissionDenied(
+                    "a service token may cancel only the games it created; an arbiter token may cancel any"
+                        .into(),
+                ));
+            }
+        }
+        // The Laws refuse a game that has started (FAILED_PRECONDITION).
+        let act = Act::Event(Event::Withdraw { reason: Withdrawal::Cancelled });
+        let fingerprint =
+            request::fingerprint(&pb::CancelGameRequest { request_id: String::new(), expected_seq: None, ..r.clone() });
+        let request = Sent { method: "cancel_game", request_id: &r.request_id, fingerprint }
+            .stamp(&Caller::of(&principal, metadata))?;
+        let answer = self.apply(&principal, &id, act, request, r.expected_seq).await?;
+        Ok(pb::CancelGameResponse { event: Some(answer.event), game: Some(answer.game) })
     }
 
     async fn list_games_impl(
@@ -401,12 +451,18 @@ impl Arbiter {
         // Authenticate first, as every other method does: a caller without
         // a valid token learns nothing about its request, not even that a
         // field is malformed.
-        let principal = self.auth.authenticate(metadata).await?;
+        let (principal, caller) = self.auth.identify(metadata).await?;
         if r.after_seq < 0 {
             return Err(ApiError::field("after_seq", "must not be negative"));
         }
         let id = game_id(&r.name)?;
         principal.may_read(&id)?;
+        // Counted from here until the stream ends (the permit goes with the
+        // watcher's task), so that refused or failed streams count for
+        // nothing.
+        let permit = self.quotas.watches.acquire(&caller, &id).inspect_err(|e| {
+            metrics::counter!("arbiter_quota_refusals_total", "reason" => e.reason()).increment(1);
+        })?;
         // A finished game no longer changes: its stored reading and its log
         // are the whole stream. A game in play is watched through its table;
         // subscribe before reading the log, so nothing falls between the two.
@@ -443,6 +499,7 @@ impl Arbiter {
         metrics::gauge!("arbiter_watch_streams").increment(1.0);
         tokio::spawn(async move {
             watcher.run(game, live).await;
+            drop(permit);
             metrics::gauge!("arbiter_watch_streams").decrement(1.0);
         });
         Ok(ReceiverStream::new(rx))
@@ -506,7 +563,7 @@ impl Watcher {
             }
         }
         match self.store.game(&self.id).await {
-            Ok(Some(row)) if row.status == GameStatus::Finished && self.last >= row.last_seq => Flow::Stop,
+            Ok(Some(row)) if !row.status.is_open() && self.last >= row.last_seq => Flow::Stop,
             _ => Flow::Continue,
         }
     }
@@ -949,6 +1006,14 @@ arbiter_service! {
         self.observe("create_game", async {
             let (metadata, _, r) = request.into_parts();
             self.create_game_impl(&metadata, r).await
+        })
+        .await
+    }
+
+    async fn cancel_game(&self, request: Request<pb::CancelGameRequest>) -> Reply<pb::CancelGameResponse> {
+        self.observe("cancel_game", async {
+            let (metadata, _, r) = request.into_parts();
+            self.cancel_game_impl(&metadata, r).await
         })
         .await
     }

@@ -45,6 +45,12 @@ const IDLE_FINISHED: Duration = Duration::from_secs(15);
 /// replayed games for the full [`IDLE_FINISHED`]: reading 22,000 finished
 /// games in a minute held some 300 MiB with 15 s.
 const IDLE_LOADED_FINISHED: Duration = Duration::from_secs(2);
+/// How long a game not yet started stays loaded without commands. It has
+/// no timer to run, and loading it again costs a read of its row and of the
+/// few events before a start; so a backlog of pending games (a platform
+/// creating a round ahead of time, or a flood of creations) holds no
+/// memory beyond a few seconds of creations.
+const IDLE_PENDING: Duration = Duration::from_secs(5);
 /// How long to wait before retrying a deadline whose ruling could not be
 /// stored.
 const STORE_RETRY: Duration = Duration::from_millis(250);
@@ -350,7 +356,7 @@ impl Table {
             view_stored: false,
         };
         table.replay().await?;
-        table.loaded_finished = table.game.is_over();
+        table.loaded_finished = table.closed();
         // The timeline continues from the last recorded instant.
         let last_at = table.last_at();
         table.offset = last_at - mono_ms();
@@ -414,8 +420,15 @@ impl Table {
     async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
         loop {
             let wake = self.wake_at();
-            let finished = self.game.is_over();
-            let idle = if self.loaded_finished { IDLE_LOADED_FINISHED } else { IDLE_FINISHED };
+            let finished = self.closed();
+            let pending = !self.game.is_started() && !finished;
+            let idle = if pending {
+                IDLE_PENDING
+            } else if self.loaded_finished {
+                IDLE_LOADED_FINISHED
+            } else {
+                IDLE_FINISHED
+            };
             tokio::select! {
                 biased;
                 command = rx.recv() => match command {
@@ -423,7 +436,22 @@ impl Table {
                     None => break,
                 },
                 () = sleep_until_opt(wake) => self.on_deadline().await,
-                () = tokio::time::sleep(idle), if finished => break,
+                () = tokio::time::sleep(idle), if finished || pending => {
+                    // A watcher waiting for a pending game to start keeps
+                    // its table (a new one subscribes before its first read,
+                    // which wakes this loop).
+                    if self.events.receiver_count() > 0 {
+                        continue;
+                    }
+                    // Commands sent before the close are still served; later
+                    // senders see the table closed and the hall loads the
+                    // game again.
+                    rx.close();
+                    while let Some(command) = rx.recv().await {
+                        self.handle(command).await;
+                    }
+                    break;
+                }
             }
         }
     }
@@ -613,7 +641,7 @@ impl Table {
                 if let Some((key, recalled)) = RequestKey::of(&row) {
                     self.requests.insert(key, recalled);
                 }
-                let _ = self.events.send(Arc::new(Recorded { event: logged, finished: self.game.is_over() }));
+                let _ = self.events.send(Arc::new(Recorded { event: logged, finished: self.closed() }));
             }
         }
         self.row.status = self.status();
@@ -709,8 +737,19 @@ impl Table {
         }
     }
 
+    /// Nothing more will happen: the game is over, or was withdrawn before
+    /// it started.
+    fn closed(&self) -> bool {
+        self.game.is_over() || self.game.withdrawal().is_some()
+    }
+
     fn status(&self) -> GameStatus {
-        if self.game.is_over() {
+        if let Some(withdrawal) = self.game.withdrawal() {
+            match withdrawal {
+                arbiter_laws::event::Withdrawal::Cancelled => GameStatus::Cancelled,
+                arbiter_laws::event::Withdrawal::Expired => GameStatus::Expired,
+            }
+        } else if self.game.is_over() {
             GameStatus::Finished
         } else if self.game.is_started() {
             GameStatus::InProgress
@@ -777,7 +816,7 @@ impl Table {
             }
         }
         let logged = LoggedEvent::new(&row, event.clone(), aftermath);
-        let _ = self.events.send(Arc::new(Recorded { event: logged.clone(), finished: self.game.is_over() }));
+        let _ = self.events.send(Arc::new(Recorded { event: logged.clone(), finished: self.closed() }));
         Ok(logged)
     }
 

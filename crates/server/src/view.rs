@@ -50,8 +50,7 @@ impl GameReading {
         };
         let spec = event_log::decode_spec(row.spec_format, &row.spec_json)
             .map_err(|e| ApiError::stored(format!("games/{}: the specification", row.id), e))?;
-        let clocks_read_wall_ms =
-            if row.status == GameStatus::Finished { now_wall_ms } else { row.updated_wall_ms };
+        let clocks_read_wall_ms = if row.status.is_open() { row.updated_wall_ms } else { now_wall_ms };
         Ok(Some(GameReading {
             id: row.id.clone(),
             spec: Arc::new(spec),

@@ -3,6 +3,7 @@
 //! exactly what the log says.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use arbiter_server::event_log::{self, GameSpec, PlayerSpec};
 use arbiter_server::hall::Hall;
@@ -92,6 +93,7 @@ async fn every_append_keeps_the_read_model() {
         regulations: Regulations::new(TimeControl::parse_human("90+30").unwrap()),
     };
     let row = GameRow {
+        creator: None,
         id: "r1".to_owned(),
         request_id: None,
         created_wall_ms: 1,
@@ -107,7 +109,7 @@ async fn every_append_keeps_the_read_model() {
         updated_wall_ms: 1,
         view: None,
     };
-    hall.create(&row, None).await.unwrap();
+    hall.create(&row, None, None).await.unwrap();
     let table = hall.table("r1").await.unwrap();
     // Loading wrote the model of the game not yet started.
     let _ = table.read().await.unwrap();
@@ -147,5 +149,100 @@ async fn every_append_keeps_the_read_model() {
     assert_eq!(finished.status, GameStatus::Finished);
     assert_eq!(finished, timeless(table.read().await.unwrap()));
     assert_eq!(fresh.loaded().await, 0);
+    store.close().await;
+}
+
+/// A game of this file's kind, pending, created at `created_wall_ms`.
+fn pending_row(id: &str, created_wall_ms: i64) -> GameRow {
+    let spec = GameSpec {
+        event: "Quota".to_owned(),
+        round: "1".to_owned(),
+        white: PlayerSpec { name: "W".to_owned(), fide_id: String::new() },
+        black: PlayerSpec { name: "B".to_owned(), fide_id: String::new() },
+        regulations: Regulations::new(TimeControl::parse_human("90+30").unwrap()),
+    };
+    GameRow {
+        creator: Some("tok-test".to_owned()),
+        id: id.to_owned(),
+        request_id: None,
+        created_wall_ms,
+        event_name: spec.event.clone(),
+        round: spec.round.clone(),
+        white: "W".to_owned(),
+        black: "B".to_owned(),
+        spec_json: event_log::encode_spec(&spec),
+        spec_format: event_log::FORMAT,
+        status: GameStatus::Pending,
+        result: None,
+        last_seq: 0,
+        updated_wall_ms: created_wall_ms,
+        view: None,
+    }
+}
+
+/// Audit H2: pending games have no timer, so a start-up loads only the games
+/// in play, and a pending game's table unloads when idle (a backlog of
+/// pending games holds no memory).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pending_games_are_not_loaded_at_start_and_unload_when_idle() {
+    let store = Storage::open("sqlite::memory:").await.unwrap();
+    let hall = Hall::new(store.clone(), Continuity::Continuous);
+    let now = arbiter_server::table::wall_ms();
+    for i in 0..20 {
+        hall.create(&pending_row(&format!("p{i}"), now), None, None).await.unwrap();
+    }
+    hall.create(&pending_row("live", now), None, None).await.unwrap();
+    hall.table("live").await.unwrap().act(Act::Event(Event::Start), "arbiter", None, None).await.unwrap();
+    // A "restart": a fresh hall on the same store.
+    let fresh = Hall::new(store.clone(), Continuity::Continuous);
+    assert_eq!(fresh.load_in_play().await.unwrap(), 1);
+    assert_eq!(fresh.loaded().await, 1);
+    // A pending game is loaded when used, and unloaded once idle.
+    let table = fresh.table("p3").await.unwrap();
+    assert_eq!(table.read().await.unwrap().status, GameStatus::Pending);
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    assert!(table.is_closed(), "an idle pending game's table must stop");
+    // The hall loads it again on the next use.
+    let again = fresh.read("p3").await.unwrap();
+    assert_eq!(again.status, GameStatus::Pending);
+    // The game in play stays loaded: its timer runs.
+    assert!(!fresh.table("live").await.unwrap().is_closed());
+    store.close().await;
+}
+
+/// Pending games older than the TTL expire: a `Withdraw { Expired }` event
+/// by the server, status EXPIRED, no result; younger ones and games in play
+/// are left alone, and a second pass (another replica) changes nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn old_pending_games_expire() {
+    let store = Storage::open("sqlite::memory:").await.unwrap();
+    let hall = Hall::new(store.clone(), Continuity::Continuous);
+    let now = arbiter_server::table::wall_ms();
+    hall.create(&pending_row("old", now - 120_000), None, None).await.unwrap();
+    hall.create(&pending_row("old-started", now - 120_000), None, None).await.unwrap();
+    hall.table("old-started")
+        .await
+        .unwrap()
+        .act(Act::Event(Event::Start), "arbiter", None, None)
+        .await
+        .unwrap();
+    hall.create(&pending_row("young", now), None, None).await.unwrap();
+    let other_replica = Hall::new(store.clone(), Continuity::Continuous);
+    assert_eq!(hall.expire_pending(Duration::from_secs(60), 100).await.unwrap(), 1);
+    assert_eq!(other_replica.expire_pending(Duration::from_secs(60), 100).await.unwrap(), 0);
+    let old = store.game("old").await.unwrap().unwrap();
+    assert_eq!((old.status, old.result.as_deref(), old.last_seq), (GameStatus::Expired, None, 1));
+    let events = store.events("old", 0, 10).await.unwrap();
+    assert_eq!(events[0].actor, "server");
+    assert_eq!(
+        arbiter_server::view::LoggedEvent::decode(&events[0]).unwrap().event,
+        Event::Withdraw { reason: arbiter_laws::event::Withdrawal::Expired }
+    );
+    assert_eq!(store.game("old-started").await.unwrap().unwrap().status, GameStatus::InProgress);
+    assert_eq!(store.game("young").await.unwrap().unwrap().status, GameStatus::Pending);
+    // Nothing more applies to an expired game, and a read answers from its row.
+    let refused = hall.table("old").await.unwrap().act(Act::Event(Event::Start), "arbiter", None, None).await;
+    assert!(matches!(refused, Err(arbiter_server::error::ApiError::Rejected(_))), "{refused:?}");
+    assert_eq!(other_replica.read("old").await.unwrap().status, GameStatus::Expired);
     store.close().await;
 }

@@ -31,6 +31,7 @@ use tokio::task::JoinSet;
 
 fn game(id: &str) -> GameRow {
     GameRow {
+        creator: None,
         id: id.to_owned(),
         request_id: None,
         created_wall_ms: 1_700_000_000_000,
@@ -468,7 +469,7 @@ async fn request_scopes<S: EventStore + Clone + 'static>(store: &S) {
 async fn creation_requests<S: EventStore>(store: &S) {
     let a = origin("service:a create_game", "11");
     let b = origin("service:b create_game", "22");
-    store.create_requested_game(&game("c1"), "create-1", &a).await.unwrap();
+    store.create_requested_game(&game("c1"), "create-1", &a, None).await.unwrap();
     assert_eq!(
         store.creation_request(&a.scope, "create-1").await.unwrap(),
         Some(CreationRequest { game_id: "c1".to_owned(), sha256: "11".to_owned() })
@@ -478,22 +479,22 @@ async fn creation_requests<S: EventStore>(store: &S) {
     assert_eq!(store.game("c1").await.unwrap().unwrap().request_id, None);
     assert_eq!(store.game_by_request("create-1").await.unwrap(), None);
     // Another caller, same id: its own game.
-    store.create_requested_game(&game("c2"), "create-1", &b).await.unwrap();
+    store.create_requested_game(&game("c2"), "create-1", &b, None).await.unwrap();
     assert_eq!(store.creation_request(&b.scope, "create-1").await.unwrap().unwrap().game_id, "c2");
     // Same scope and id: a duplicate, and the refused game is not created.
     assert!(matches!(
-        store.create_requested_game(&game("c3"), "create-1", &a).await,
+        store.create_requested_game(&game("c3"), "create-1", &a, None).await,
         Err(StoreError::DuplicateRequest { request_id }) if request_id == "create-1"
     ));
     assert_eq!(store.game("c3").await.unwrap(), None);
     // Taken game id and taken request id: most likely a retry.
     assert!(matches!(
-        store.create_requested_game(&game("c1"), "create-1", &a).await,
+        store.create_requested_game(&game("c1"), "create-1", &a, None).await,
         Err(StoreError::DuplicateRequest { .. })
     ));
     // Taken game id, new request id: the game exists.
     assert!(matches!(
-        store.create_requested_game(&game("c1"), "create-9", &a).await,
+        store.create_requested_game(&game("c1"), "create-9", &a, None).await,
         Err(StoreError::AlreadyExists(id)) if id == "c1"
     ));
     assert_eq!(store.creation_request(&a.scope, "create-9").await.unwrap(), None);
@@ -591,7 +592,7 @@ async fn list_games_filters<S: EventStore>(store: &S) {
     assert_eq!(store.list_games(&huge).await.unwrap().len(), 30);
 }
 
-async fn unfinished<S: EventStore>(store: &S) {
+async fn in_play<S: EventStore>(store: &S) {
     for (id, status) in
         [("u1", None), ("u2", Some(GameStatus::InProgress)), ("u3", Some(GameStatus::Finished)), ("u0", None)]
     {
@@ -602,12 +603,54 @@ async fn unfinished<S: EventStore>(store: &S) {
             store.append(append).await.unwrap();
         }
     }
-    assert_eq!(store.unfinished_games().await.unwrap(), vec!["u0", "u1", "u2"]);
-    let mut finish = one("u1", 0, None);
+    // Pending games have no timer to arm: only games in play are listed.
+    assert_eq!(store.games_in_play().await.unwrap(), vec!["u2"]);
+    // Pending games created before a cutoff are those to expire.
+    let created = game("u0").created_wall_ms;
+    assert_eq!(store.pending_created_before(created + 1, 10).await.unwrap(), vec!["u0", "u1"]);
+    assert_eq!(store.pending_created_before(created + 1, 1).await.unwrap(), vec!["u0"]);
+    assert!(store.pending_created_before(created, 10).await.unwrap().is_empty());
+    let mut start = one("u1", 0, None);
+    start.status = GameStatus::InProgress;
+    store.append(start).await.unwrap();
+    assert_eq!(store.games_in_play().await.unwrap(), vec!["u1", "u2"]);
+    let mut finish = one("u1", 1, None);
     finish.status = GameStatus::Finished;
     finish.result = Some("0-1".to_owned());
     store.append(finish).await.unwrap();
-    assert_eq!(store.unfinished_games().await.unwrap(), vec!["u0", "u2"]);
+    assert_eq!(store.games_in_play().await.unwrap(), vec!["u2"]);
+}
+
+/// The cap on a creator's unfinished games: pending and in-progress games
+/// count, finished ones and other creators' do not; a refused creation
+/// writes nothing.
+async fn creation_cap<S: EventStore>(store: &S) {
+    let by = |id: &str, creator: &str| GameRow { creator: Some(creator.to_owned()), ..game(id) };
+    store.create_game_capped(&by("c1", "tok-a"), 2).await.unwrap();
+    store.create_game_capped(&by("c2", "tok-a"), 2).await.unwrap();
+    match store.create_game_capped(&by("c3", "tok-a"), 2).await {
+        Err(StoreError::TooManyOpen { creator, open }) => assert_eq!((creator.as_str(), open), ("tok-a", 2)),
+        other => panic!("expected TooManyOpen, got {other:?}"),
+    }
+    assert!(store.game("c3").await.unwrap().is_none());
+    // Another creator has its own count; an uncapped creation is not counted
+    // against anyone's cap but its own creator's.
+    store.create_game_capped(&by("d1", "tok-b"), 2).await.unwrap();
+    // In progress still counts.
+    let mut start = one("c1", 0, None);
+    start.status = GameStatus::InProgress;
+    store.append(start).await.unwrap();
+    assert!(matches!(
+        store.create_game_capped(&by("c3", "tok-a"), 2).await,
+        Err(StoreError::TooManyOpen { .. })
+    ));
+    // A finished game frees its place.
+    let mut finish = one("c1", 1, None);
+    finish.status = GameStatus::Finished;
+    finish.result = Some("1-0".to_owned());
+    store.append(finish).await.unwrap();
+    store.create_game_capped(&by("c3", "tok-a"), 2).await.unwrap();
+    assert_eq!(store.game("c3").await.unwrap().unwrap().creator.as_deref(), Some("tok-a"));
 }
 
 async fn tokens<S: EventStore>(store: &S) {
@@ -835,7 +878,7 @@ macro_rules! conformance {
             conformance!(@tests $open;
                 create_and_get, create_duplicates, append_happy_path, stale_expected_seq_conflicts,
                 concurrent_same_seq_one_wins, duplicate_request_in_game, same_request_in_other_games,
-                invalid_appends, unknown_game, mixed_batch, events_paging, list_games_filters, unfinished,
+                invalid_appends, unknown_game, mixed_batch, events_paging, list_games_filters, in_play, creation_cap,
                 tokens, meta, many_concurrent_appends, subscribe_sees_appends, heartbeats, views,
                 request_scopes, creation_requests, list_games_max_page);
         }

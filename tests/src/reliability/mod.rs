@@ -8,6 +8,7 @@ pub mod crash;
 pub mod faults;
 pub mod fuzz;
 pub mod hostile_ids;
+pub mod hostile_flood;
 pub mod play;
 pub mod replicas;
 pub mod soak;

@@ -12,6 +12,7 @@ mod games;
 mod health;
 mod otb;
 mod request_ids;
+mod quota;
 mod restart;
 mod scoresheet;
 mod smoke;

@@ -171,6 +171,9 @@ pub struct Game {
     clock: Clock,
     started_at: Option<i64>,
     end: Option<GameEnd>,
+    /// Withdrawn before it started: no result, and nothing more applies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    withdrawn: Option<crate::event::Withdrawal>,
     last_at: Option<i64>,
     illegal_moves: [u32; 2],
     warnings: [u32; 2],
@@ -262,6 +265,7 @@ impl Game {
             regs,
             started_at: None,
             end: None,
+            withdrawn: None,
             last_at: None,
             illegal_moves: [0; 2],
             warnings: [0; 2],
@@ -323,6 +327,13 @@ impl Game {
 
     pub fn is_over(&self) -> bool {
         self.end.is_some()
+    }
+
+    /// Why the game was withdrawn before it started, if it was
+    /// ([`Event::Withdraw`]). A withdrawn game has no result and is not
+    /// over: it never began.
+    pub fn withdrawal(&self) -> Option<crate::event::Withdrawal> {
+        self.withdrawn
     }
 
     pub fn draw_offer(&self) -> Option<&DrawOffer> {
@@ -527,6 +538,26 @@ impl Game {
 
     fn dispatch(&mut self, event: &Event, at: i64) -> Outcome {
         use Event::*;
+        if let Some(withdrawal) = self.withdrawn {
+            let message = match withdrawal {
+                crate::event::Withdrawal::Cancelled => "the game was cancelled before it started",
+                crate::event::Withdrawal::Expired => "the game expired before it started",
+            };
+            return Err(reject(RejectReason::GameOver, None, message));
+        }
+        if let Withdraw { reason } = event {
+            // Only a game that has not begun can be withdrawn: once started,
+            // it ends under the Laws (a result, an arbiter's decision).
+            if self.started_at.is_some() || self.end.is_some() {
+                return Err(reject(
+                    RejectReason::NotApplicable,
+                    None,
+                    "the game has started: it can no longer be withdrawn (it ends with a result)",
+                ));
+            }
+            self.withdrawn = Some(*reason);
+            return Ok(Vec::new());
+        }
         if let ServiceResumed { .. } = event
             && (self.started_at.is_none() || self.end.is_some())
         {
@@ -603,6 +634,8 @@ impl Game {
             AnswerQuestion { id, answer } => self.answer_question(*id, *answer, at),
             SetupErrorFound { error } => self.setup_error(*error),
             ServiceResumed { outage_ms } => self.service_resumed(*outage_ms),
+            // Handled above, before anything else.
+            Withdraw { .. } => Ok(Vec::new()),
         }
     }
 

@@ -531,13 +531,19 @@ fn penalties() {
 
 #[test]
 fn statuses_and_categories() {
-    for s in [GameStatus::Pending, GameStatus::InProgress, GameStatus::Finished] {
+    for s in [
+        GameStatus::Pending,
+        GameStatus::InProgress,
+        GameStatus::Finished,
+        GameStatus::Cancelled,
+        GameStatus::Expired,
+    ] {
         assert_eq!(status_from_proto("status", status_to_proto(s)), Ok(Some(s)));
         assert_eq!(s.as_str().parse::<GameStatus>(), Ok(s));
     }
     assert!("garbage".parse::<GameStatus>().is_err());
     assert_eq!(status_from_proto("status", 0), Ok(None));
-    assert_eq!(status_from_proto("status", 4).unwrap_err().field, "status");
+    assert_eq!(status_from_proto("status", 6).unwrap_err().field, "status");
     assert_eq!(category_to_proto(Category::Blitz), pb::Category::Blitz as i32);
     assert_eq!(category_to_proto(Category::Rapid), pb::Category::Rapid as i32);
     assert_eq!(category_to_proto(Category::Standard), pb::Category::Standard as i32);

@@ -146,6 +146,8 @@ pub fn status_to_proto(status: GameStatus) -> i32 {
         GameStatus::Pending => pb::GameStatus::Pending,
         GameStatus::InProgress => pb::GameStatus::InProgress,
         GameStatus::Finished => pb::GameStatus::Finished,
+        GameStatus::Cancelled => pb::GameStatus::Cancelled,
+        GameStatus::Expired => pb::GameStatus::Expired,
     })
 }
 

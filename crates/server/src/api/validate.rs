@@ -653,11 +653,14 @@ pub fn status_from_proto(field: &str, value: i32) -> Result<Option<GameStatus>, 
         Ok(pb::GameStatus::Pending) => Ok(Some(GameStatus::Pending)),
         Ok(pb::GameStatus::InProgress) => Ok(Some(GameStatus::InProgress)),
         Ok(pb::GameStatus::Finished) => Ok(Some(GameStatus::Finished)),
+        Ok(pb::GameStatus::Cancelled) => Ok(Some(GameStatus::Cancelled)),
+        Ok(pb::GameStatus::Expired) => Ok(Some(GameStatus::Expired)),
         Err(_) => Err(unknown_enum(
             field,
             "game status",
             value,
-            "GAME_STATUS_PENDING = 1, GAME_STATUS_IN_PROGRESS = 2 or GAME_STATUS_FINISHED = 3",
+            "GAME_STATUS_PENDING = 1, GAME_STATUS_IN_PROGRESS = 2, GAME_STATUS_FINISHED = 3, \
+             GAME_STATUS_CANCELLED = 4 or GAME_STATUS_EXPIRED = 5",
         )),
     }
 }

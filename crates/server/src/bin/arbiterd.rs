@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use arbiter_server::auth::{Authority, Role};
+use arbiter_server::quota::{Limits, parse_duration};
 use arbiter_server::store::EventStore;
 use arbiter_server::{Config, TlsFiles};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -56,6 +57,35 @@ struct ServeArgs {
     /// Largest request accepted, in bytes.
     #[arg(long, env = "ARBITER_MAX_REQUEST_BYTES", default_value_t = 65536)]
     max_request_bytes: usize,
+    /// CreateGame calls a second per service token, sustained (arbiter
+    /// tokens are not limited).
+    #[arg(long, env = "ARBITER_CREATE_RATE", default_value_t = Limits::default().create_rate_per_s)]
+    create_rate: f64,
+    /// CreateGame calls a service token may make at once, before the rate
+    /// applies.
+    #[arg(long, env = "ARBITER_CREATE_BURST", default_value_t = Limits::default().create_burst)]
+    create_burst: u32,
+    /// Games one service token may have pending or in progress at once.
+    #[arg(long, env = "ARBITER_MAX_UNFINISHED_GAMES", default_value_t = Limits::default().max_unfinished_games)]
+    max_unfinished_games: u64,
+    /// WatchGame streams one token may hold open (per replica).
+    #[arg(
+        long,
+        env = "ARBITER_MAX_WATCH_STREAMS_PER_TOKEN",
+        default_value_t = Limits::default().max_watch_streams_per_token
+    )]
+    max_watch_streams_per_token: u32,
+    /// WatchGame streams one game may have open (per replica).
+    #[arg(
+        long,
+        env = "ARBITER_MAX_WATCH_STREAMS_PER_GAME",
+        default_value_t = Limits::default().max_watch_streams_per_game
+    )]
+    max_watch_streams_per_game: u32,
+    /// A game not started this long after its creation expires (status
+    /// EXPIRED): `24h`, `90m`, `30s`, `500ms`.
+    #[arg(long, env = "ARBITER_PENDING_GAME_TTL", default_value = "24h", value_parser = parse_duration)]
+    pending_game_ttl: std::time::Duration,
 }
 
 #[derive(Subcommand, Debug)]
@@ -136,6 +166,26 @@ async fn main() -> anyhow::Result<()> {
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let mut config = Config::new(args.database_url.clone());
     config.max_request_bytes = args.max_request_bytes;
+    anyhow::ensure!(
+        args.create_rate.is_finite() && args.create_rate > 0.0,
+        "--create-rate must be a positive number of calls a second"
+    );
+    for (flag, value) in [
+        ("--create-burst", u64::from(args.create_burst)),
+        ("--max-unfinished-games", args.max_unfinished_games),
+        ("--max-watch-streams-per-token", u64::from(args.max_watch_streams_per_token)),
+        ("--max-watch-streams-per-game", u64::from(args.max_watch_streams_per_game)),
+    ] {
+        anyhow::ensure!(value >= 1, "{flag} must be at least 1");
+    }
+    config.limits = Limits {
+        create_rate_per_s: args.create_rate,
+        create_burst: args.create_burst,
+        max_unfinished_games: args.max_unfinished_games,
+        max_watch_streams_per_token: args.max_watch_streams_per_token,
+        max_watch_streams_per_game: args.max_watch_streams_per_game,
+    };
+    config.pending_game_ttl = args.pending_game_ttl;
     for (role, token) in [
         (Role::Arbiter, &args.arbiter_token),
         (Role::Service, &args.service_token),

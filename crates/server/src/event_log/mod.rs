@@ -39,7 +39,9 @@ use arbiter_laws::touch::Obligation;
 /// number is what tells an older build, which would not know the additions
 /// (and could not replay a game of a newer revision of the rulings), to
 /// refuse the row with `STORED_FORMAT_NEWER` instead of misreading it.
-pub const FORMAT: i64 = 2;
+/// Format 3 adds, the same way, the event `Withdraw` (a game cancelled or
+/// expired before it started).
+pub const FORMAT: i64 = 3;
 
 /// A stored payload that cannot be read.
 #[derive(Debug, thiserror::Error)]
@@ -304,6 +306,8 @@ mod tests {
             Event::SetupErrorFound { error: SetupError::RookMisplaced { square: sq("h1") } },
             Event::ServiceResumed { outage_ms: 4_321 },
             Event::SimultaneousTouch { color: W, own: sq("g1"), opponent: sq("d5") },
+            Event::Withdraw { reason: arbiter_laws::event::Withdrawal::Cancelled },
+            Event::Withdraw { reason: arbiter_laws::event::Withdrawal::Expired },
         ]
     }
 

@@ -224,6 +224,18 @@ pub enum Event {
         own: Square,
         opponent: Square,
     },
+    /// Added after format 2 (additive: older rows never hold it; the lead
+    /// bumps `FORMAT` for it): a game withdrawn before it started.
+    Withdraw {
+        reason: Withdrawal,
+    },
+}
+
+/// Why a game was withdrawn before it started (added with `Withdraw`).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Withdrawal {
+    Cancelled,
+    Expired,
 }
 
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
@@ -545,6 +557,12 @@ impl From<&le::Event> for Event {
             L::SimultaneousTouch { color, own, opponent } => {
                 Event::SimultaneousTouch { color: color.into(), own: own.into(), opponent: opponent.into() }
             }
+            L::Withdraw { reason } => Event::Withdraw {
+                reason: match reason {
+                    le::Withdrawal::Cancelled => Withdrawal::Cancelled,
+                    le::Withdrawal::Expired => Withdrawal::Expired,
+                },
+            },
         }
     }
 }
@@ -891,6 +909,12 @@ impl TryFrom<Event> for le::Event {
                 color: color.into(),
                 own: own.try_into()?,
                 opponent: opponent.try_into()?,
+            },
+            Event::Withdraw { reason } => L::Withdraw {
+                reason: match reason {
+                    Withdrawal::Cancelled => le::Withdrawal::Cancelled,
+                    Withdrawal::Expired => le::Withdrawal::Expired,
+                },
             },
         })
     }

@@ -47,6 +47,10 @@ pub enum GameStatus {
     InProgress,
     /// Over: the result is known.
     Finished,
+    /// Withdrawn before it started by its creator or an arbiter: no result.
+    Cancelled,
+    /// Withdrawn because nobody started it in time: no result.
+    Expired,
 }
 
 impl GameStatus {
@@ -57,13 +61,16 @@ impl GameStatus {
             GameStatus::Pending => "PENDING",
             GameStatus::InProgress => "IN_PROGRESS",
             GameStatus::Finished => "FINISHED",
+            GameStatus::Cancelled => "CANCELLED",
+            GameStatus::Expired => "EXPIRED",
         }
     }
 
-    /// Not finished: the game's timers must be armed after a restart.
+    /// Pending or in progress: the game may still change. Counted against
+    /// its creator's cap on unfinished games.
     #[must_use]
     pub const fn is_open(self) -> bool {
-        !matches!(self, GameStatus::Finished)
+        matches!(self, GameStatus::Pending | GameStatus::InProgress)
     }
 }
 
@@ -76,10 +83,16 @@ impl std::str::FromStr for GameStatus {
     type Err = UnknownStatus;
 
     fn from_str(text: &str) -> Result<GameStatus, UnknownStatus> {
-        [GameStatus::Pending, GameStatus::InProgress, GameStatus::Finished]
-            .into_iter()
-            .find(|s| s.as_str() == text)
-            .ok_or_else(|| UnknownStatus(text.to_owned()))
+        [
+            GameStatus::Pending,
+            GameStatus::InProgress,
+            GameStatus::Finished,
+            GameStatus::Cancelled,
+            GameStatus::Expired,
+        ]
+        .into_iter()
+        .find(|s| s.as_str() == text)
+        .ok_or_else(|| UnknownStatus(text.to_owned()))
     }
 }
 
@@ -90,6 +103,10 @@ pub struct GameRow {
     pub id: String,
     /// The request id of the `CreateGame` call that made it, if any.
     pub request_id: Option<String>,
+    /// The token that created it (`crate::auth::CallerId`), for the cap on
+    /// unfinished games per token; `None` for games created before it was
+    /// recorded.
+    pub creator: Option<String>,
     pub created_wall_ms: i64,
     /// Tournament labels used by `ListGames` filters.
     pub event_name: String,
@@ -293,6 +310,11 @@ pub enum StoreError {
     /// No such game.
     #[error("game {0} not found")]
     NotFound(String),
+    /// The game's creator already has `open` games pending or in progress,
+    /// the most [`EventStore::create_game_capped`] allows: nothing was
+    /// written.
+    #[error("{creator} already has {open} unfinished games")]
+    TooManyOpen { creator: String, open: u64 },
     /// The caller broke the contract (sequence numbers not consecutive...).
     #[error("invalid append: {0}")]
     Invalid(String),
@@ -310,21 +332,35 @@ pub trait EventStore: Send + Sync {
     /// [`StoreError::DuplicateRequest`] for a used request id,
     /// [`StoreError::Unavailable`].
     fn create_game(&self, game: &GameRow) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// Creates a game as [`EventStore::create_game`] does, unless its
+    /// creator already has `max_open` games or more that are pending or in
+    /// progress. The count and the insert are one atomic step (also between
+    /// replicas), so the cap is never exceeded.
+    ///
+    /// # Errors
+    /// [`StoreError::TooManyOpen`], and as [`EventStore::create_game`].
+    fn create_game_capped(
+        &self,
+        game: &GameRow,
+        max_open: u64,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
     /// The game with this id.
     fn game(&self, id: &str) -> impl Future<Output = Result<Option<GameRow>, StoreError>> + Send;
     /// Creates a game (as [`EventStore::create_game`]) for a `CreateGame`
-    /// request, and records the request under its scope, atomically.
+    /// request, and records the request under its scope, atomically; with
+    /// a cap, as [`EventStore::create_game_capped`].
     ///
     /// # Errors
     /// [`StoreError::DuplicateRequest`] if the scope already holds this
     /// request id (also when the game id is taken too: most likely a
     /// retry), [`StoreError::AlreadyExists`] for a taken game id,
-    /// [`StoreError::Unavailable`].
+    /// [`StoreError::TooManyOpen`] over the cap, [`StoreError::Unavailable`].
     fn create_requested_game(
         &self,
         game: &GameRow,
         request_id: &str,
         origin: &RequestOrigin,
+        cap: Option<u64>,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
     /// The game a `CreateGame` request with this id made in this scope.
     fn creation_request(
@@ -360,9 +396,16 @@ pub trait EventStore: Send + Sync {
         last_seq: i64,
         view: &StoredView,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
-    /// Ids of games whose status is `PENDING` or `IN_PROGRESS` (to arm their
-    /// timers after a restart).
-    fn unfinished_games(&self) -> impl Future<Output = Result<Vec<String>, StoreError>> + Send;
+    /// Ids of games whose status is `IN_PROGRESS` (to arm their timers after
+    /// a restart). Pending games have no timer: they are loaded when used.
+    fn games_in_play(&self) -> impl Future<Output = Result<Vec<String>, StoreError>> + Send;
+    /// Ids of `PENDING` games created before `cutoff_wall_ms` (those to
+    /// expire), oldest first, at most `limit`.
+    fn pending_created_before(
+        &self,
+        cutoff_wall_ms: i64,
+        limit: u32,
+    ) -> impl Future<Output = Result<Vec<String>, StoreError>> + Send;
     /// Events of a game with `seq > after_seq`, in order, at most `limit`.
     fn events(
         &self,
@@ -537,6 +580,16 @@ impl EventStore for Storage {
         .await
     }
 
+    async fn create_game_capped(&self, game: &GameRow, max_open: u64) -> Result<(), StoreError> {
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.create_game_capped(game, max_open).await,
+                Storage::Postgres(store) => store.create_game_capped(game, max_open).await,
+            }
+        })
+        .await
+    }
+
     async fn game(&self, id: &str) -> Result<Option<GameRow>, StoreError> {
         within(async {
             match self {
@@ -552,11 +605,12 @@ impl EventStore for Storage {
         game: &GameRow,
         request_id: &str,
         origin: &RequestOrigin,
+        cap: Option<u64>,
     ) -> Result<(), StoreError> {
         within(async {
             match self {
-                Storage::Sqlite(store) => store.create_requested_game(game, request_id, origin).await,
-                Storage::Postgres(store) => store.create_requested_game(game, request_id, origin).await,
+                Storage::Sqlite(store) => store.create_requested_game(game, request_id, origin, cap).await,
+                Storage::Postgres(store) => store.create_requested_game(game, request_id, origin, cap).await,
             }
         })
         .await
@@ -616,11 +670,25 @@ impl EventStore for Storage {
         .await
     }
 
-    async fn unfinished_games(&self) -> Result<Vec<String>, StoreError> {
+    async fn games_in_play(&self) -> Result<Vec<String>, StoreError> {
         within(async {
             match self {
-                Storage::Sqlite(store) => store.unfinished_games().await,
-                Storage::Postgres(store) => store.unfinished_games().await,
+                Storage::Sqlite(store) => store.games_in_play().await,
+                Storage::Postgres(store) => store.games_in_play().await,
+            }
+        })
+        .await
+    }
+
+    async fn pending_created_before(
+        &self,
+        cutoff_wall_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<String>, StoreError> {
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.pending_created_before(cutoff_wall_ms, limit).await,
+                Storage::Postgres(store) => store.pending_created_before(cutoff_wall_ms, limit).await,
             }
         })
         .await

@@ -177,7 +177,7 @@ mod constraint {
 macro_rules! game_columns {
     () => {
         "id, request_id, created_wall_ms, event_name, round, white, black, spec_json, status, result, \
-         last_seq, updated_wall_ms, spec_format, view_json, view_format"
+         last_seq, updated_wall_ms, spec_format, view_json, view_format, creator"
     };
 }
 
@@ -307,11 +307,17 @@ fn writer_stopped() -> StoreError {
 
 impl PostgresStore {
     /// Creates a game and, for a `CreateGame` request, records the request
-    /// under its scope, in one transaction.
+    /// under its scope, in one transaction; with a cap, only if its creator
+    /// has fewer unfinished games. Replicas creating games for the same
+    /// creator at once take the same advisory lock (per creator, held until
+    /// the commit), so the count and the insert are one step for every
+    /// replica, and creations by different creators never wait for each
+    /// other.
     async fn insert_game(
         &self,
         game: &GameRow,
         request: Option<(&str, &RequestOrigin)>,
+        cap: Option<u64>,
     ) -> Result<(), StoreError> {
         if game.last_seq != 0 {
             return Err(StoreError::Invalid(format!(
@@ -320,10 +326,30 @@ impl PostgresStore {
             )));
         }
         let mut tx = self.inner.pool.begin().await.map_err(classify)?;
+        if let (Some(cap), Some(creator)) = (cap, &game.creator) {
+            sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 7013))")
+                .bind(creator.as_str())
+                .execute(&mut *tx)
+                .await
+                .map_err(classify)?;
+            let open: i64 = sqlx::query_scalar(
+                "SELECT COUNT(*) FROM (SELECT 1 FROM games WHERE creator = $1 \
+                 AND status IN ('PENDING', 'IN_PROGRESS') LIMIT $2) AS open",
+            )
+            .bind(creator.as_str())
+            .bind(i64::try_from(cap).unwrap_or(i64::MAX))
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(classify)?;
+            let open = u64::try_from(open).unwrap_or(0);
+            if open >= cap {
+                return Err(StoreError::TooManyOpen { creator: creator.clone(), open });
+            }
+        }
         let inserted = sqlx::query(concat!(
             "INSERT INTO games (",
             game_columns!(),
-            ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)"
+            ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
         ))
         .bind(game.id.as_str())
         .bind(game.request_id.as_deref())
@@ -340,6 +366,7 @@ impl PostgresStore {
         .bind(game.spec_format)
         .bind(game.view.as_ref().map(|v| v.json.as_str()))
         .bind(game.view.as_ref().map(|v| v.format))
+        .bind(game.creator.as_deref())
         .execute(&mut *tx)
         .await;
         let Err(e) = inserted else {
@@ -410,7 +437,11 @@ impl PostgresStore {
 
 impl EventStore for PostgresStore {
     async fn create_game(&self, game: &GameRow) -> Result<(), StoreError> {
-        self.insert_game(game, None).await
+        self.insert_game(game, None, None).await
+    }
+
+    async fn create_game_capped(&self, game: &GameRow, max_open: u64) -> Result<(), StoreError> {
+        self.insert_game(game, None, Some(max_open)).await
     }
 
     async fn create_requested_game(
@@ -418,8 +449,9 @@ impl EventStore for PostgresStore {
         game: &GameRow,
         request_id: &str,
         origin: &RequestOrigin,
+        cap: Option<u64>,
     ) -> Result<(), StoreError> {
-        self.insert_game(game, Some((request_id, origin))).await
+        self.insert_game(game, Some((request_id, origin)), cap).await
     }
 
     async fn creation_request(
@@ -515,11 +547,27 @@ impl EventStore for PostgresStore {
         Ok(())
     }
 
-    async fn unfinished_games(&self) -> Result<Vec<String>, StoreError> {
-        sqlx::query_scalar("SELECT id FROM games WHERE status IN ('PENDING', 'IN_PROGRESS') ORDER BY id")
+    async fn games_in_play(&self) -> Result<Vec<String>, StoreError> {
+        sqlx::query_scalar("SELECT id FROM games WHERE status = 'IN_PROGRESS' ORDER BY id")
             .fetch_all(&self.inner.pool)
             .await
             .map_err(classify)
+    }
+
+    async fn pending_created_before(
+        &self,
+        cutoff_wall_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<String>, StoreError> {
+        sqlx::query_scalar(
+            "SELECT id FROM games WHERE status = 'PENDING' AND created_wall_ms < $1 \
+             ORDER BY created_wall_ms, id LIMIT $2",
+        )
+        .bind(cutoff_wall_ms)
+        .bind(i64::from(limit))
+        .fetch_all(&self.inner.pool)
+        .await
+        .map_err(classify)
     }
 
     async fn events(&self, game_id: &str, after_seq: i64, limit: u32) -> Result<Vec<EventRow>, StoreError> {
@@ -1077,6 +1125,7 @@ fn game_from_row(row: &PgRow) -> Result<GameRow, sqlx::Error> {
         updated_wall_ms: row.try_get(11)?,
         spec_format: row.try_get(12)?,
         view: stored_view(row.try_get(13)?, row.try_get(14)?),
+        creator: row.try_get(15)?,
     })
 }
 

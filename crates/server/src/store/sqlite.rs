@@ -119,7 +119,7 @@ mod code {
 macro_rules! game_columns {
     () => {
         "id, request_id, created_wall_ms, event_name, round, white, black, spec_json, status, result, \
-         last_seq, updated_wall_ms, spec_format, view_json, view_format"
+         last_seq, updated_wall_ms, spec_format, view_json, view_format, creator"
     };
 }
 
@@ -264,7 +264,18 @@ impl EventStore for SqliteStore {
                 game.last_seq
             )));
         }
-        self.submit(Work::CreateGame { game: game.clone(), request: None }, Reply::Unit).await
+        self.submit(Work::CreateGame { game: game.clone(), request: None, cap: None }, Reply::Unit).await
+    }
+
+    async fn create_game_capped(&self, game: &GameRow, max_open: u64) -> Result<(), StoreError> {
+        if game.last_seq != 0 {
+            return Err(StoreError::Invalid(format!(
+                "a new game starts with last_seq 0, not {}",
+                game.last_seq
+            )));
+        }
+        self.submit(Work::CreateGame { game: game.clone(), request: None, cap: Some(max_open) }, Reply::Unit)
+            .await
     }
 
     async fn create_requested_game(
@@ -272,6 +283,7 @@ impl EventStore for SqliteStore {
         game: &GameRow,
         request_id: &str,
         origin: &RequestOrigin,
+        cap: Option<u64>,
     ) -> Result<(), StoreError> {
         if game.last_seq != 0 {
             return Err(StoreError::Invalid(format!(
@@ -280,7 +292,7 @@ impl EventStore for SqliteStore {
             )));
         }
         let request = Some((request_id.to_owned(), origin.clone()));
-        self.submit(Work::CreateGame { game: game.clone(), request }, Reply::Unit).await
+        self.submit(Work::CreateGame { game: game.clone(), request, cap }, Reply::Unit).await
     }
 
     async fn creation_request(
@@ -370,11 +382,27 @@ impl EventStore for SqliteStore {
         self.submit(work, Reply::Unit).await
     }
 
-    async fn unfinished_games(&self) -> Result<Vec<String>, StoreError> {
-        sqlx::query_scalar("SELECT id FROM games WHERE status IN ('PENDING', 'IN_PROGRESS') ORDER BY id")
+    async fn games_in_play(&self) -> Result<Vec<String>, StoreError> {
+        sqlx::query_scalar("SELECT id FROM games WHERE status = 'IN_PROGRESS' ORDER BY id")
             .fetch_all(&self.inner.read)
             .await
             .map_err(unavailable)
+    }
+
+    async fn pending_created_before(
+        &self,
+        cutoff_wall_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<String>, StoreError> {
+        sqlx::query_scalar(
+            "SELECT id FROM games WHERE status = 'PENDING' AND created_wall_ms < ?1 \
+             ORDER BY created_wall_ms, id LIMIT ?2",
+        )
+        .bind(cutoff_wall_ms)
+        .bind(i64::from(limit))
+        .fetch_all(&self.inner.read)
+        .await
+        .map_err(unavailable)
     }
 
     async fn events(&self, game_id: &str, after_seq: i64, limit: u32) -> Result<Vec<EventRow>, StoreError> {
@@ -509,10 +537,12 @@ struct Job {
 
 enum Work {
     Append(Append),
-    /// A game, and the `CreateGame` request (its id and origin) that makes it.
+    /// A game, the `CreateGame` request (its id and origin) that makes it,
+    /// and the cap on its creator's unfinished games.
     CreateGame {
         game: GameRow,
         request: Option<(String, RequestOrigin)>,
+        cap: Option<u64>,
     },
     PutView {
         game_id: String,
@@ -766,8 +796,8 @@ async fn run_job(conn: &mut SqliteConnection, work: &Work) -> Result<Result<Stri
 async fn apply(conn: &mut SqliteConnection, work: &Work) -> Result<String, StoreError> {
     match work {
         Work::Append(append) => apply_append(conn, append).await.map(|()| String::new()),
-        Work::CreateGame { game, request } => {
-            apply_create_game(conn, game, request.as_ref()).await.map(|()| String::new())
+        Work::CreateGame { game, request, cap } => {
+            apply_create_game(conn, game, request.as_ref(), *cap).await.map(|()| String::new())
         }
         Work::PutView { game_id, last_seq, view } => {
             apply_put_view(conn, game_id, *last_seq, view).await.map(|()| String::new())
@@ -1042,11 +1072,30 @@ async fn apply_create_game(
     conn: &mut SqliteConnection,
     game: &GameRow,
     request: Option<&(String, RequestOrigin)>,
+    cap: Option<u64>,
 ) -> Result<(), StoreError> {
+    if let (Some(cap), Some(creator)) = (cap, &game.creator) {
+        // The single writer runs this and the insert back to back, so no
+        // other creation can slip between the count and the insert. The
+        // count stops at the cap: its cost does not grow with a backlog.
+        let open: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM (SELECT 1 FROM games WHERE creator = ?1 \
+             AND status IN ('PENDING', 'IN_PROGRESS') LIMIT ?2)",
+        )
+        .bind(creator.as_str())
+        .bind(i64::try_from(cap).unwrap_or(i64::MAX))
+        .fetch_one(&mut *conn)
+        .await
+        .map_err(classify)?;
+        let open = u64::try_from(open).unwrap_or(0);
+        if open >= cap {
+            return Err(StoreError::TooManyOpen { creator: creator.clone(), open });
+        }
+    }
     let inserted = sqlx::query(concat!(
         "INSERT INTO games (",
         game_columns!(),
-        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"
+        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
     ))
     .bind(game.id.as_str())
     .bind(game.request_id.as_deref())
@@ -1063,6 +1112,7 @@ async fn apply_create_game(
     .bind(game.spec_format)
     .bind(game.view.as_ref().map(|v| v.json.as_str()))
     .bind(game.view.as_ref().map(|v| v.format))
+    .bind(game.creator.as_deref())
     .execute(&mut *conn)
     .await;
     let Err(e) = inserted else {
@@ -1219,6 +1269,7 @@ fn game_from_row(row: &SqliteRow) -> Result<GameRow, sqlx::Error> {
         updated_wall_ms: row.try_get(11)?,
         spec_format: row.try_get(12)?,
         view: stored_view(row.try_get(13)?, row.try_get(14)?),
+        creator: row.try_get(15)?,
     })
 }
 

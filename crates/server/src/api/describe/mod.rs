@@ -24,7 +24,7 @@ use std::collections::HashMap;
 
 use arbiter_chess::{Color, Role, Square};
 use arbiter_laws::event::{
-    Answer, ClaimKind, DeclaredResult, Event, MoveInput, PenaltyKind, SetupError, TouchKind,
+    Answer, ClaimKind, DeclaredResult, Event, MoveInput, PenaltyKind, SetupError, TouchKind, Withdrawal,
 };
 use arbiter_laws::ruling::{Decision, GameEnd, GameResult};
 use arbiter_laws::scoring::{Score, ScoreAdjustment, ScoreAdjustmentKind};
@@ -227,6 +227,7 @@ pub fn event(e: &Event) -> Description {
         }
         Event::SetupErrorFound { error } => ("SETUP_ERROR_FOUND", facts.setup_error("error", *error)),
         Event::ServiceResumed { outage_ms } => ("SERVICE_RESUMED", facts.number("outage_ms", outage_ms)),
+        Event::Withdraw { reason } => ("WITHDRAW", facts.text("reason", withdrawal_name(*reason))),
     };
     Description { name, summary: event_summary(e), color: None, facts: facts.0 }
 }
@@ -628,9 +629,24 @@ fn setup_error_text(e: arbiter_laws::event::SetupError) -> String {
     }
 }
 
+/// The API's name of a withdrawal's reason (the `reason` detail of a
+/// `WITHDRAW` event).
+fn withdrawal_name(reason: Withdrawal) -> &'static str {
+    match reason {
+        Withdrawal::Cancelled => "Cancelled",
+        Withdrawal::Expired => "Expired",
+    }
+}
+
 /// The summary sentence of an event.
 fn event_summary(e: &Event) -> String {
     match e {
+        Event::Withdraw { reason: Withdrawal::Cancelled } => {
+            "The game is cancelled before it started; it has no result".to_string()
+        }
+        Event::Withdraw { reason: Withdrawal::Expired } => {
+            "The game expired: it was not started in time; it has no result".to_string()
+        }
         Event::ServiceResumed { outage_ms } => {
             format!("The service resumed after {} down; that time is not charged", format_ms(*outage_ms))
         }

@@ -4,7 +4,7 @@
 
 use arbiter_chess::{Color, Role, Square};
 use arbiter_laws::event::{
-    Answer, ClaimKind, DeclaredResult, Event, MoveInput, PenaltyKind, SetupError, TouchKind,
+    Answer, ClaimKind, DeclaredResult, Event, MoveInput, PenaltyKind, SetupError, TouchKind, Withdrawal,
 };
 use arbiter_laws::rule::RuleId;
 use arbiter_laws::ruling::{Decision, EndCause, GameEnd, GameResult};
@@ -214,6 +214,8 @@ fn events() -> Vec<Event> {
         Event::AnswerQuestion { id: 3, answer: Answer::Reject },
         Event::AnswerQuestion { id: 4, answer: Answer::Postpone },
         Event::ServiceResumed { outage_ms: 93_000 },
+        Event::Withdraw { reason: Withdrawal::Cancelled },
+        Event::Withdraw { reason: Withdrawal::Expired },
     ];
     for (i, role) in ROLES.into_iter().enumerate() {
         let color = if i % 2 == 0 { White } else { Black };
@@ -379,6 +381,8 @@ const EVENT_SUMMARIES: &[&str] = &[
     "Arbiter answers question 3: reject",
     "Arbiter answers question 4: postpone",
     "The service resumed after 1:33 down; that time is not charged",
+    "The game is cancelled before it started; it has no result",
+    "The game expired: it was not started in time; it has no result",
     "White places a pawn on the promotion square",
     "Black places a knight on the promotion square",
     "White places a bishop on the promotion square",
@@ -586,7 +590,7 @@ fn decision_variant(d: &Decision) -> usize {
     }
 }
 
-const EVENT_VARIANTS: usize = 35;
+const EVENT_VARIANTS: usize = 36;
 fn event_variant(e: &Event) -> usize {
     match e {
         Event::AnnounceAdjust { .. } => 0,
@@ -624,6 +628,7 @@ fn event_variant(e: &Event) -> usize {
         Event::SimultaneousTouch { .. } => 32,
         Event::SetMoveCounter { .. } => 33,
         Event::InstallTimeControl { .. } => 34,
+        Event::Withdraw { .. } => 35,
     }
 }
 

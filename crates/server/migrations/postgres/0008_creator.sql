@@ -1,0 +1,9 @@
+-- The token that created each game (`auth::CallerId`: `tok-<id>`,
+-- `cfg-<role>-<hmac>`), so that the cap on unfinished games per token can be
+-- counted from the index in the transaction that creates a game (under an
+-- advisory lock per creator, so replicas creating at once cannot both pass
+-- the count). Games created before this migration have none and count for
+-- nobody.
+ALTER TABLE games ADD COLUMN creator TEXT COLLATE "C";
+
+CREATE INDEX games_creator_status ON games (creator, status) WHERE creator IS NOT NULL;
