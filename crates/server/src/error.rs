@@ -37,6 +37,10 @@ pub enum ApiError {
     Unauthenticated(String),
     #[error("{0}")]
     PermissionDenied(String),
+    /// The caller's address failed to authenticate too often: refused
+    /// before its token is looked at, until `retry_after` has passed.
+    #[error("too many failed authentications from this address; retry in {} ms", .retry_after.as_millis())]
+    AuthThrottled { retry_after: std::time::Duration },
     /// Optimistic concurrency: the game changed, or another request holds
     /// the request id; nothing was written.
     #[error("{message}")]
@@ -114,6 +118,7 @@ impl ApiError {
             ApiError::AlreadyExists(_) => "ALREADY_EXISTS",
             ApiError::Unauthenticated(_) => "UNAUTHENTICATED",
             ApiError::PermissionDenied(_) => "PERMISSION_DENIED",
+            ApiError::AuthThrottled { .. } => "AUTHENTICATION_THROTTLED",
             ApiError::Aborted { reason, .. } => reason.as_str(),
             ApiError::Unavailable(_) => "STORAGE_UNAVAILABLE",
             ApiError::Malformed(_) => "MALFORMED_REQUEST",
@@ -141,6 +146,7 @@ impl ApiError {
             ApiError::AlreadyExists(_) => Code::AlreadyExists,
             ApiError::Unauthenticated(_) => Code::Unauthenticated,
             ApiError::PermissionDenied(_) => Code::PermissionDenied,
+            ApiError::AuthThrottled { .. } => Code::ResourceExhausted,
             ApiError::Aborted { .. } => Code::Aborted,
             ApiError::Unavailable(_) => Code::Unavailable,
             ApiError::Malformed(_) => Code::InvalidArgument,
@@ -185,6 +191,9 @@ impl From<ApiError> for Status {
             }
         }
         let mut details = ErrorDetails::with_error_info(e.reason(), DOMAIN, metadata);
+        if let ApiError::AuthThrottled { retry_after } = &e {
+            details.set_retry_info(Some(*retry_after));
+        }
         if let ApiError::InvalidArgument(violations) = &e {
             for v in violations.iter().take(MAX_VIOLATIONS) {
                 details.add_bad_request_violation(bounded(&v.field, 128), bounded(&v.description, 512));
