@@ -380,9 +380,13 @@ const MIN_DISTINCT_CHARS: usize = 12;
 /// A sentence saying what is wrong (never the token).
 pub fn check_token_strength(token: &str) -> Result<(), String> {
     let lower = token.to_ascii_lowercase();
-    for placeholder in ["change-me", "changeme", "change_me", "replace-me", "placeholder", "example", "secret"] {
+    for placeholder in
+        ["change-me", "changeme", "change_me", "replace-me", "placeholder", "example", "secret"]
+    {
         if lower.contains(placeholder) {
-            return Err(format!("it contains the placeholder `{placeholder}`; use e.g. `openssl rand -hex 32`"));
+            return Err(format!(
+                "it contains the placeholder `{placeholder}`; use e.g. `openssl rand -hex 32`"
+            ));
         }
     }
     if token.chars().count() < MIN_CONFIGURED_TOKEN_LEN {
@@ -516,7 +520,9 @@ mod tests {
         let auth = authority(KeyRing::generate()).await;
         let good = format!("Bearer {}", "v".repeat(40));
         assert_eq!(auth.authenticate(&headers(&[&good])).await.unwrap(), Principal::Role(Role::Viewer));
-        for twice in [[good.as_str(), "Bearer junk"], ["Bearer junk", good.as_str()], [good.as_str(), good.as_str()]] {
+        for twice in
+            [[good.as_str(), "Bearer junk"], ["Bearer junk", good.as_str()], [good.as_str(), good.as_str()]]
+        {
             let e = auth.authenticate(&headers(&twice)).await.unwrap_err();
             assert!(e.to_string().contains("more than one authorization header"), "{e}");
         }

@@ -395,7 +395,8 @@ pub async fn run(
     check_configured_tokens(&config.tokens)?;
     check_key_file_given(&config.database_url, config.player_token_key_file.as_deref())?;
     let store = open_storage(&config.database_url).await?;
-    let keys = player_token_keys(&store, &config.database_url, config.player_token_key_file.as_deref()).await?;
+    let keys =
+        player_token_keys(&store, &config.database_url, config.player_token_key_file.as_deref()).await?;
     let auth = Arc::new(Authority::new(keys, &config.tokens, store.clone()));
     let replica = format!("r{}", uuid::Uuid::new_v4().simple());
     let shared = matches!(store, Storage::Postgres(_));

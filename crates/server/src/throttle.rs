@@ -181,10 +181,9 @@ where
             let response = answer.await?;
             // A failed authentication is answered at once, so its status
             // is in the headers (a trailers-only answer).
-            let unauthenticated = response
-                .headers()
-                .get("grpc-status")
-                .is_some_and(|code| code.as_bytes() == (tonic::Code::Unauthenticated as i32).to_string().as_bytes());
+            let unauthenticated = response.headers().get("grpc-status").is_some_and(|code| {
+                code.as_bytes() == (tonic::Code::Unauthenticated as i32).to_string().as_bytes()
+            });
             if unauthenticated && let Some(ip) = peer {
                 throttle.failed(ip, Instant::now());
             }

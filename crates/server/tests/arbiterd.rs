@@ -84,6 +84,11 @@ fn a_first_start_writes_private_files_only() {
     let dir = tempfile::tempdir().unwrap();
     let (child, out) = serve(dir.path(), &[]);
     assert!(out.contains("first-start tokens written to"), "{out}");
+    // The journal appears once the server proper opens the database.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !dir.path().join("arbiter.db-shm").exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
     for file in ["arbiter.db", "arbiter.db-wal", "arbiter.db-shm", "arbiter.db.keys", "arbiterd-tokens.txt"] {
         assert_eq!(mode(&dir.path().join(file)), 0o600, "{file}");
     }
@@ -109,7 +114,10 @@ fn an_existing_token_file_is_replaced_by_a_private_one_and_a_symlink_is_refused(
     let target = dir.path().join("elsewhere.txt");
     std::fs::write(&target, "untouched").unwrap();
     std::os::unix::fs::symlink(&target, dir.path().join("arbiterd-tokens.txt")).unwrap();
-    let o = run(dir.path(), &["--listen", "127.0.0.1:0", "--metrics-listen", "off", "--database-url", &db_url(dir.path())]);
+    let o = run(
+        dir.path(),
+        &["--listen", "127.0.0.1:0", "--metrics-listen", "off", "--database-url", &db_url(dir.path())],
+    );
     assert!(!o.status.success());
     assert!(text(&o).contains("symbolic link"), "{}", text(&o));
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "untouched");
@@ -119,7 +127,10 @@ fn an_existing_token_file_is_replaced_by_a_private_one_and_a_symlink_is_refused(
 fn role_tokens_are_listed_and_revoked_with_the_flags_after_the_subcommand() {
     let dir = tempfile::tempdir().unwrap();
     let url = db_url(dir.path());
-    let issued = run(dir.path(), &["token", "issue", "--role", "viewer", "--label", "scoreboard", "--database-url", &url]);
+    let issued = run(
+        dir.path(),
+        &["token", "issue", "--role", "viewer", "--label", "scoreboard", "--database-url", &url],
+    );
     assert!(issued.status.success(), "{}", text(&issued));
     let token = String::from_utf8(issued.stdout).unwrap().trim().to_string();
     let id = token.strip_prefix("arb_").unwrap().split('_').next().unwrap().to_string();
@@ -139,7 +150,9 @@ fn role_tokens_are_listed_and_revoked_with_the_flags_after_the_subcommand() {
     assert!(!row.contains(" - "), "a revocation time is shown: {row}");
     // Twice, or an unknown id: an error.
     assert!(!run(dir.path(), &["token", "revoke", &token, "--database-url", &url]).status.success());
-    assert!(!run(dir.path(), &["token", "revoke", "0011223344556677", "--database-url", &url]).status.success());
+    assert!(
+        !run(dir.path(), &["token", "revoke", "0011223344556677", "--database-url", &url]).status.success()
+    );
     // The database is where the flag after the subcommand said, not ./arbiter.db's default... which is the
     // same folder here; a second folder proves it.
     let other = tempfile::tempdir().unwrap();
@@ -158,7 +171,14 @@ fn weak_and_placeholder_tokens_are_refused_naming_their_flag() {
         let o = arbiterd()
             .current_dir(dir.path())
             .env("ARBITER_ARBITER_TOKEN", weak)
-            .args(["--listen", "127.0.0.1:0", "--metrics-listen", "off", "--database-url", &db_url(dir.path())])
+            .args([
+                "--listen",
+                "127.0.0.1:0",
+                "--metrics-listen",
+                "off",
+                "--database-url",
+                &db_url(dir.path()),
+            ])
             .output()
             .unwrap();
         let said = text(&o);

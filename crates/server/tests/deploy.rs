@@ -104,7 +104,10 @@ fn kubernetes_ports_and_probes_match_the_configuration() {
     let config = &load(&dir.join("configmap.yaml"))[0]["data"];
     let grpc = port_of(config["ARBITER_LISTEN"].as_str().expect("ARBITER_LISTEN"));
     let metrics = config["ARBITER_METRICS_LISTEN"].as_str().expect("ARBITER_METRICS_LISTEN");
-    assert!(metrics.starts_with("127.0.0.1:"), "metrics have no authentication: loopback only, not {metrics}");
+    assert!(
+        metrics.starts_with("127.0.0.1:"),
+        "metrics have no authentication: loopback only, not {metrics}"
+    );
 
     let deployment = &load(&dir.join("deployment.yaml"))[0];
     let pod = &deployment["spec"]["template"];
@@ -116,7 +119,10 @@ fn kubernetes_ports_and_probes_match_the_configuration() {
         .map(|p| (p["name"].as_str().unwrap_or("").to_string(), p["containerPort"].as_i64().unwrap_or(0)))
         .collect();
     assert_eq!(ports, vec![("grpc".to_string(), grpc)], "only gRPC leaves the pod");
-    assert!(pod["metadata"]["annotations"]["prometheus.io/port"].is_badvalue(), "no scrape from outside the pod");
+    assert!(
+        pod["metadata"]["annotations"]["prometheus.io/port"].is_badvalue(),
+        "no scrape from outside the pod"
+    );
 
     // The probes check health over TLS, trusting the CA mounted with the
     // certificate the configuration serves.
@@ -131,7 +137,14 @@ fn kubernetes_ports_and_probes_match_the_configuration() {
             .collect();
         assert_eq!(
             command,
-            ["arbiter", "--url", &format!("https://localhost:{grpc}"), "--ca", &format!("{tls_dir}/ca.crt"), "health"],
+            [
+                "arbiter",
+                "--url",
+                &format!("https://localhost:{grpc}"),
+                "--ca",
+                &format!("{tls_dir}/ca.crt"),
+                "health"
+            ],
             "{probe}"
         );
     }
@@ -152,7 +165,8 @@ fn kubernetes_ports_and_probes_match_the_configuration() {
     let key_file = config["ARBITER_PLAYER_TOKEN_KEY_FILE"].as_str().expect("ARBITER_PLAYER_TOKEN_KEY_FILE");
     let volumes = pod["spec"]["volumes"].as_vec().expect("volumes");
     let mounts = container["volumeMounts"].as_vec().expect("volumeMounts");
-    for (file, wanted) in [(cert, "tls.crt"), (config["ARBITER_TLS_KEY"].as_str().unwrap(), "tls.key"), (key_file, "")]
+    for (file, wanted) in
+        [(cert, "tls.crt"), (config["ARBITER_TLS_KEY"].as_str().unwrap(), "tls.key"), (key_file, "")]
     {
         let mount = mounts
             .iter()
@@ -161,7 +175,8 @@ fn kubernetes_ports_and_probes_match_the_configuration() {
         assert_eq!(mount["readOnly"].as_bool(), Some(true), "{file}");
         let volume = volumes.iter().find(|v| v["name"] == mount["name"]).expect("the volume of a mount");
         let secret = volume["secret"]["secretName"].as_str().expect("a Secret volume");
-        let doc = secrets.iter().find(|d| d["metadata"]["name"].as_str() == Some(secret)).expect("defined here");
+        let doc =
+            secrets.iter().find(|d| d["metadata"]["name"].as_str() == Some(secret)).expect("defined here");
         let name = file.rsplit('/').next().unwrap();
         assert!(wanted.is_empty() || name == wanted);
         assert!(!doc["stringData"][name].is_badvalue(), "Secret {secret} has no {name}");
@@ -198,8 +213,12 @@ fn the_pod_meets_the_restricted_pod_security_standard() {
         assert_eq!(c["allowPrivilegeEscalation"].as_bool(), Some(false));
         assert_eq!(c["runAsNonRoot"].as_bool(), Some(true));
         assert_eq!(c["readOnlyRootFilesystem"].as_bool(), Some(true));
-        let dropped: Vec<&str> =
-            c["capabilities"]["drop"].as_vec().expect("capabilities.drop").iter().filter_map(Yaml::as_str).collect();
+        let dropped: Vec<&str> = c["capabilities"]["drop"]
+            .as_vec()
+            .expect("capabilities.drop")
+            .iter()
+            .filter_map(Yaml::as_str)
+            .collect();
         assert_eq!(dropped, ["ALL"]);
         assert!(c["capabilities"]["add"].is_badvalue(), "no capability added");
         assert!(c["privileged"].as_bool() != Some(true));
@@ -228,7 +247,10 @@ fn compose_and_dockerfile_agree_with_arbiterd() {
         .iter()
         .filter_map(|p| p.as_str().map(str::to_string))
         .collect();
-    assert!(published.iter().all(|p| p.ends_with(&format!(":{grpc}"))), "only gRPC is published: {published:?}");
+    assert!(
+        published.iter().all(|p| p.ends_with(&format!(":{grpc}"))),
+        "only gRPC is published: {published:?}"
+    );
     assert!(env["ARBITER_DATABASE_URL"].as_str().is_some_and(|u| u.starts_with("postgres://")));
     assert!(
         env["ARBITER_PLAYER_TOKEN_KEY_FILE"].as_str().is_some(),
@@ -321,7 +343,10 @@ fn the_shipped_secrets_do_not_work() {
                 );
             }
             if name.ends_with(".keys") {
-                assert!(arbiter_server::keys::KeyRing::parse(value, name).is_err(), "{name} holds a working key");
+                assert!(
+                    arbiter_server::keys::KeyRing::parse(value, name).is_err(),
+                    "{name} holds a working key"
+                );
             }
         }
     }
@@ -342,7 +367,8 @@ fn the_shipped_secrets_do_not_work() {
 #[test]
 fn the_docker_build_context_leaves_build_output_and_secrets_out() {
     let ignore = std::fs::read_to_string(deploy().join("../.dockerignore")).expect(".dockerignore");
-    let patterns: Vec<&str> = ignore.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect();
+    let patterns: Vec<&str> =
+        ignore.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect();
     for needed in ["target/", "*.db", "*.db-*", "*.keys", "arbiterd-tokens.txt", "*.key", ".git/"] {
         assert!(patterns.contains(&needed), ".dockerignore lacks {needed}: {patterns:?}");
     }
@@ -440,18 +466,21 @@ fn the_certificate_steps_make_a_certificate_arbiterd_serves() {
         .find_map(|l| l.strip_prefix("arbiterd listening on https://").map(str::to_string))
         .expect("serves TLS");
     let ca = std::fs::read(tls.join("ca.crt")).unwrap();
-    let checked = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-        use tonic::transport::{Certificate, Channel, ClientTlsConfig};
-        let channel = Channel::from_shared(format!("https://{addr}"))
-            .unwrap()
-            .tls_config(ClientTlsConfig::new().ca_certificate(Certificate::from_pem(ca)).domain_name("localhost"))
-            .unwrap()
-            .connect()
-            .await?;
-        let mut health = tonic_health::pb::health_client::HealthClient::new(channel);
-        health.check(tonic_health::pb::HealthCheckRequest { service: String::new() }).await?;
-        Ok::<_, Box<dyn std::error::Error>>(())
-    });
+    let checked =
+        tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+            use tonic::transport::{Certificate, Channel, ClientTlsConfig};
+            let channel = Channel::from_shared(format!("https://{addr}"))
+                .unwrap()
+                .tls_config(
+                    ClientTlsConfig::new().ca_certificate(Certificate::from_pem(ca)).domain_name("localhost"),
+                )
+                .unwrap()
+                .connect()
+                .await?;
+            let mut health = tonic_health::pb::health_client::HealthClient::new(channel);
+            health.check(tonic_health::pb::HealthCheckRequest { service: String::new() }).await?;
+            Ok::<_, Box<dyn std::error::Error>>(())
+        });
     let _ = child.kill();
     let _ = child.wait();
     checked.expect("a client trusting ca.crt checks health over TLS");

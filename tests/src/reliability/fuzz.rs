@@ -1067,7 +1067,8 @@ pub async fn run(options: &Options) -> Report {
         // Hostile metadata fails authentication often; throttled, most of
         // the requests after it would be refused before reaching a handler,
         // which is what this run explores. The throttle has tests of its own.
-        tokio::task::spawn_blocking(move || Daemon::spawn(&url, &log_path, &["--auth-failure-burst", "0"])).await
+        tokio::task::spawn_blocking(move || Daemon::spawn(&url, &log_path, &["--auth-failure-burst", "0"]))
+            .await
     };
     let mut daemon = spawned.expect("arbiterd starts");
     let mut report = Report { seed: options.seed, ..Report::default() };

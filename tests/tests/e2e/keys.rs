@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use arbiter_e2e::{
-    ARBITER_TOKEN, TestServer, VIEWER_TOKEN, any_port, create, expect_code, expect_reason, new_game, regulations,
-    v1 as pb,
+    ARBITER_TOKEN, TestServer, VIEWER_TOKEN, any_port, create, expect_code, expect_reason, new_game,
+    regulations, v1 as pb,
 };
 use arbiter_server::auth::{Authority, Role};
 use arbiter_server::keys::{KeyRing, LEGACY_KEY_ID};
@@ -67,9 +67,13 @@ async fn a_first_release_key_moves_out_of_the_database_and_its_tokens_survive_ro
     let store = Storage::open(&url).await.unwrap();
     let hex = store.meta_get("player_token_key").await.unwrap().expect("the first release kept its key here");
     let old_key = KeyRing::single(LEGACY_KEY_ID, arbiter_server::auth::from_hex(&hex).unwrap());
-    let old_white = Authority::new(old_key.clone(), &[], store.clone()).player_token("online-offers", arbiter_chess::Color::White);
+    let old_white = Authority::new(old_key.clone(), &[], store.clone())
+        .player_token("online-offers", arbiter_chess::Color::White);
     store.close().await;
-    assert!(old_white.starts_with("arbp_online-offers_w_") && old_white.split('_').count() == 4, "{old_white}");
+    assert!(
+        old_white.starts_with("arbp_online-offers_w_") && old_white.split('_').count() == 4,
+        "{old_white}"
+    );
 
     let server = TestServer::start_with(Some(dir), url.clone(), |_| {}).await;
     let key_file = server.dir().unwrap().join("arbiter.db.keys");
@@ -150,7 +154,8 @@ async fn a_player_token_has_one_spelling_and_a_request_one_authorization_header(
         let mut request = tonic::Request::new(get());
         request.metadata_mut().append("authorization", format!("Bearer {first}").parse().unwrap());
         request.metadata_mut().append("authorization", format!("Bearer {second}").parse().unwrap());
-        let mut raw = arbiter_proto::v1::arbiter_service_client::ArbiterServiceClient::new(server.channel().await);
+        let mut raw =
+            arbiter_proto::v1::arbiter_service_client::ArbiterServiceClient::new(server.channel().await);
         let s = expect_reason(raw.get_game(request).await, Code::Unauthenticated, "UNAUTHENTICATED");
         assert!(s.message().contains("more than one authorization header"), "{s:?}");
     }

@@ -202,7 +202,14 @@ async fn token_command(args: &ServeArgs, command: TokenCommand) -> anyhow::Resul
                 println!("{:<16}  {:<8}  {:<20}  {:<20}  label", "id", "role", "created", "revoked");
                 for t in store.tokens().await? {
                     let revoked = t.revoked_wall_ms.map_or_else(|| "-".to_string(), utc);
-                    println!("{:<16}  {:<8}  {:<20}  {:<20}  {}", t.id, t.role, utc(t.created_wall_ms), revoked, t.label);
+                    println!(
+                        "{:<16}  {:<8}  {:<20}  {:<20}  {}",
+                        t.id,
+                        t.role,
+                        utc(t.created_wall_ms),
+                        revoked,
+                        t.label
+                    );
                 }
             }
             TokenCommand::Revoke { id } => {

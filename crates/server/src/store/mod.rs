@@ -337,7 +337,11 @@ pub trait EventStore: Send + Sync {
     fn tokens(&self) -> impl Future<Output = Result<Vec<TokenRow>, StoreError>> + Send;
     /// Revokes role token `id` at `now_wall_ms`; `false` if there is no
     /// such token or it was already revoked (then nothing changes).
-    fn revoke_token(&self, id: &str, now_wall_ms: i64) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    fn revoke_token(
+        &self,
+        id: &str,
+        now_wall_ms: i64,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
     /// A value of the `meta` table, if set.
     fn meta_get(&self, key: &str) -> impl Future<Output = Result<Option<String>, StoreError>> + Send;
     /// Deletes a value of the `meta` table (nothing if absent).

@@ -558,7 +558,11 @@ impl EventStore for PostgresStore {
     }
 
     async fn meta_delete(&self, key: &str) -> Result<(), StoreError> {
-        sqlx::query("DELETE FROM meta WHERE key = $1").bind(key).execute(&self.inner.pool).await.map_err(classify)?;
+        sqlx::query("DELETE FROM meta WHERE key = $1")
+            .bind(key)
+            .execute(&self.inner.pool)
+            .await
+            .map_err(classify)?;
         Ok(())
     }
 

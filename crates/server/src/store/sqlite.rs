@@ -757,7 +757,11 @@ async fn apply(conn: &mut SqliteConnection, work: &Work) -> Result<String, Store
         Work::RevokeToken { id, now_wall_ms } => apply_revoke_token(conn, id, *now_wall_ms).await,
         Work::Meta { key, default } => apply_meta(conn, key, default).await,
         Work::MetaDelete(key) => {
-            sqlx::query("DELETE FROM meta WHERE key = ?1").bind(key).execute(&mut *conn).await.map_err(classify)?;
+            sqlx::query("DELETE FROM meta WHERE key = ?1")
+                .bind(key)
+                .execute(&mut *conn)
+                .await
+                .map_err(classify)?;
             Ok(String::new())
         }
         Work::Heartbeat { replica_id, now_wall_ms } => {
@@ -1083,13 +1087,18 @@ async fn apply_insert_token(conn: &mut SqliteConnection, token: &TokenRow) -> Re
 }
 
 /// Revokes a live token: "revoked", or "" if there is none to revoke.
-async fn apply_revoke_token(conn: &mut SqliteConnection, id: &str, now_wall_ms: i64) -> Result<String, StoreError> {
-    let done = sqlx::query("UPDATE tokens SET revoked_wall_ms = ?2 WHERE id = ?1 AND revoked_wall_ms IS NULL")
-        .bind(id)
-        .bind(now_wall_ms)
-        .execute(&mut *conn)
-        .await
-        .map_err(classify)?;
+async fn apply_revoke_token(
+    conn: &mut SqliteConnection,
+    id: &str,
+    now_wall_ms: i64,
+) -> Result<String, StoreError> {
+    let done =
+        sqlx::query("UPDATE tokens SET revoked_wall_ms = ?2 WHERE id = ?1 AND revoked_wall_ms IS NULL")
+            .bind(id)
+            .bind(now_wall_ms)
+            .execute(&mut *conn)
+            .await
+            .map_err(classify)?;
     Ok(if done.rows_affected() == 1 { "revoked".to_owned() } else { String::new() })
 }
 
