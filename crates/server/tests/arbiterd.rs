@@ -55,9 +55,11 @@ fn serve(dir: &Path, args: &[&str]) -> (Child, String) {
     let deadline = Instant::now() + Duration::from_secs(30);
     let mut seen = String::new();
     loop {
-        let line = rx
-            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-            .unwrap_or_else(|_| panic!("arbiterd did not start: {seen}"));
+        let Ok(line) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("arbiterd did not start: {seen}");
+        };
         seen.push_str(&line);
         seen.push('\n');
         if line.starts_with("tokens: ") {
