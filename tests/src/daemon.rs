@@ -60,7 +60,23 @@ impl Daemon {
     pub fn spawn(database_url: &str, log_path: &Path, extra_args: &[&str]) -> Daemon {
         let log = std::fs::OpenOptions::new().create(true).append(true).open(log_path).expect("log file");
         let token_file = log_path.with_extension("tokens");
-        let mut child = Command::new(arbiterd_path())
+        let mut command = Command::new(arbiterd_path());
+        // Replicas of one PostgreSQL database share one player-token key
+        // file, as they must in production: the one in the log's folder.
+        if database_url.starts_with("postgres") && !extra_args.contains(&"--player-token-key-file") {
+            let keys = log_path.parent().unwrap_or(Path::new(".")).join("player-token.keys");
+            if !keys.exists() {
+                let status = Command::new(arbiterd_path())
+                    .args(["key", "generate", "--player-token-key-file"])
+                    .arg(&keys)
+                    .stdout(Stdio::null())
+                    .status()
+                    .expect("arbiterd key generate");
+                assert!(status.success() || keys.exists(), "arbiterd key generate failed");
+            }
+            command.arg("--player-token-key-file").arg(keys);
+        }
+        let mut child = command
             .args([
                 "--listen",
                 "127.0.0.1:0",

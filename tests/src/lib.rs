@@ -25,11 +25,11 @@ pub mod daemon;
 pub mod reliability;
 
 /// The arbiter token every test server accepts.
-pub const ARBITER_TOKEN: &str = "test-arbiter-token-0123456789";
+pub const ARBITER_TOKEN: &str = "test-arbiter-token-0123456789-Kq7Zx";
 /// The service token.
-pub const SERVICE_TOKEN: &str = "test-service-token-0123456789";
+pub const SERVICE_TOKEN: &str = "test-service-token-0123456789-Mv3Wp";
 /// The viewer token.
-pub const VIEWER_TOKEN: &str = "test-viewer-token-01234567890";
+pub const VIEWER_TOKEN: &str = "test-viewer-token-01234567890-Hd5Ny";
 
 /// Adds `authorization: Bearer <token>` to every request.
 #[derive(Clone, Debug)]

@@ -1,22 +1,25 @@
 //! Bearer tokens and roles.
 //!
 //! Three kinds of token reach the service, always as
-//! `authorization: Bearer <token>`:
+//! `authorization: Bearer <token>` (exactly one such header):
 //! - role tokens issued by `arbiterd token issue` (or on first start):
 //!   `arb_<id>_<secret>`; the database keeps the id and the SHA-256 of the
-//!   secret, never the secret;
+//!   secret, never the secret, and marks revoked ones (`arbiterd token
+//!   revoke`); a row read is trusted for [`ROLE_TOKEN_CACHE_TTL`];
 //! - role tokens given in the configuration (`ARBITER_ARBITER_TOKEN`...),
-//!   kept in memory as SHA-256 hashes;
+//!   kept in memory as SHA-256 hashes, refused at start if weak
+//!   ([`check_token_strength`]);
 //! - per-game player tokens returned by `CreateGame`:
-//!   `arbp_<game>_<w|b>_<mac>`, where the MAC is an HMAC-SHA256 of the game
-//!   and colour under the service key (stored once in the database, shared by
-//!   every replica). They need no storage, and a retried `CreateGame` can
-//!   return the same tokens again.
+//!   `arbp_<game>_<w|b>_<key id>_<mac>`, where the MAC is an HMAC-SHA256 of
+//!   the game and colour under the key named (see [`crate::keys`]; the
+//!   tokens of releases that kept the key in the database name none). They
+//!   need no storage, and a retried `CreateGame` can return them again.
 //!
 //! Every secret comparison is constant-time.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use arbiter_chess::Color;
 use hmac::{KeyInit, Mac};
@@ -25,6 +28,7 @@ use sha2::{Digest, Sha256};
 use tonic::metadata::MetadataMap;
 
 use crate::error::ApiError;
+use crate::keys::{KeyRing, LEGACY_KEY_ID};
 use crate::store::{EventStore, Storage, TokenRow};
 
 /// A role a token grants.
@@ -152,12 +156,14 @@ type HmacSha256 = hmac::Hmac<Sha256>;
 
 /// A stable name of the token a request came with, for the limits kept per
 /// token (`crate::quota`) and the creator recorded with a game: the same
-/// token always gets the same name, on every replica and after a restart,
-/// and the name never reveals the token.
+/// token always gets the same name, on every replica, after a restart and
+/// after a rotation of the player-token key, and the name never reveals the
+/// token.
 ///
 /// - an issued role token: `tok-<id>` (its public id);
-/// - a configured role token: `cfg-<role>-<16 hex digits>` (an HMAC of the
-///   token's hash under the service key);
+/// - a configured role token: `cfg-<role>-<16 hex digits>` (a labelled
+///   SHA-256 of the token's hash; configured tokens are refused unless they
+///   are long and varied, so the digest cannot be searched back);
 /// - a player token: `player-<game>-<w|b>`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct CallerId(String);
@@ -174,6 +180,22 @@ impl CallerId {
     pub fn from_stored(text: &str) -> CallerId {
         CallerId(text.to_owned())
     }
+
+    fn configured(role: Role, token_hash: &[u8; 32]) -> CallerId {
+        let mut labelled = b"arbiter caller id\0".to_vec();
+        labelled.extend_from_slice(token_hash);
+        CallerId(format!("cfg-{}-{}", role.as_str(), to_hex(&sha256(&labelled)[..8])))
+    }
+
+    fn of(principal: &Principal) -> Option<CallerId> {
+        match principal {
+            Principal::Player { game, color } => {
+                let c = if *color == Color::White { 'w' } else { 'b' };
+                Some(CallerId(format!("player-{game}-{c}")))
+            }
+            Principal::Role(_) => None,
+        }
+    }
 }
 
 impl std::fmt::Display for CallerId {
@@ -182,48 +204,57 @@ impl std::fmt::Display for CallerId {
     }
 }
 
+/// How long a role token read from the database is trusted before it is
+/// read again: a token revoked with `arbiterd token revoke` (by another
+/// process, perhaps on another replica) stops working within this time.
+pub const ROLE_TOKEN_CACHE_TTL: Duration = Duration::from_secs(5);
+
+/// Most role-token ids remembered (found or not); beyond it the expired
+/// ones, then the unknown ones, are forgotten.
+const ROLE_TOKEN_CACHE_CAP: usize = 10_000;
+
+/// What the database said about a role-token id, and when.
+#[derive(Clone, Copy, Debug)]
+struct CachedToken {
+    /// `None`: no such id (or revoked): refused without asking again.
+    found: Option<(Role, [u8; 32])>,
+    read_at: Instant,
+}
+
 /// Checks tokens and makes player tokens.
 #[derive(Debug)]
 pub struct Authority {
-    key: Vec<u8>,
+    keys: KeyRing,
     /// Tokens from the configuration: (role, SHA-256 of the whole token).
     configured: Vec<(Role, [u8; 32])>,
     store: Storage,
-    /// Role tokens already checked against the database, by id. Tokens are
-    /// never revoked while the service runs, so a cache entry stays valid.
-    cache: Mutex<HashMap<String, (Role, [u8; 32])>>,
+    /// Role tokens already read from the database, by id, for
+    /// [`ROLE_TOKEN_CACHE_TTL`]; unknown ids too, so a stream of made-up
+    /// ids does not cost a database read each.
+    cache: Mutex<HashMap<String, CachedToken>>,
 }
 
 impl Authority {
-    /// `key_hex` is the service key (hex), `configured` the role tokens
-    /// from the configuration.
-    pub fn new(key_hex: &str, configured: &[(Role, String)], store: Storage) -> Authority {
-        let key = from_hex(key_hex).unwrap_or_else(|| key_hex.as_bytes().to_vec());
+    /// `keys` are the player-token keys, `configured` the role tokens from
+    /// the configuration.
+    pub fn new(keys: KeyRing, configured: &[(Role, String)], store: Storage) -> Authority {
         let configured = configured.iter().map(|(r, t)| (*r, sha256(t.as_bytes()))).collect();
-        Authority { key, configured, store, cache: Mutex::new(HashMap::new()) }
+        Authority { keys, configured, store, cache: Mutex::new(HashMap::new()) }
     }
 
-    /// A fresh random service key, hex.
-    pub fn new_key() -> String {
-        let mut bytes = [0u8; 32];
-        rand::rng().fill_bytes(&mut bytes);
-        to_hex(&bytes)
-    }
-
-    /// The player token for `color` in `game`.
+    /// The player token for `color` in `game`:
+    /// `arbp_<game>_<w|b>_<key id>_<mac>`, or `arbp_<game>_<w|b>_<mac>` under
+    /// the key an earlier release kept in the database (its tokens had no
+    /// key id, and stay the same strings).
     pub fn player_token(&self, game: &str, color: Color) -> String {
-        let c = if color == Color::White { 'w' } else { 'b' };
-        format!("arbp_{game}_{c}_{}", to_hex(&self.player_mac(game, c)))
-    }
-
-    fn player_mac(&self, game: &str, c: char) -> Vec<u8> {
-        // The key is never empty (a new key has 32 bytes), and HMAC takes
-        // keys of any length, so this cannot fail.
-        let mut mac = <HmacSha256 as KeyInit>::new_from_slice(&self.key).expect("HMAC takes any key length");
-        mac.update(b"arbiter player token\0");
-        mac.update(game.as_bytes());
-        mac.update(&[0, c as u8]);
-        mac.finalize().into_bytes().to_vec()
+        let c = color_letter(color);
+        let key = self.keys.signing();
+        let mac = to_hex(&player_mac(&key.secret, game, c));
+        if key.id == LEGACY_KEY_ID {
+            format!("arbp_{game}_{c}_{mac}")
+        } else {
+            format!("arbp_{game}_{c}_{}_{mac}", key.id)
+        }
     }
 
     /// A new role token and the row that stores it.
@@ -239,6 +270,7 @@ impl Authority {
             role: role.as_str().to_string(),
             label: label.to_string(),
             created_wall_ms: now_ms,
+            revoked_wall_ms: None,
         };
         (format!("arb_{id}_{secret}"), row)
     }
@@ -246,8 +278,9 @@ impl Authority {
     /// Who sent the request.
     ///
     /// # Errors
-    /// [`ApiError::Unauthenticated`] without a valid token;
-    /// [`ApiError::Unavailable`] if the token store cannot be read.
+    /// [`ApiError::Unauthenticated`] without a valid token, or with two
+    /// `authorization` headers; [`ApiError::Unavailable`] if the token
+    /// store cannot be read.
     pub async fn authenticate(&self, metadata: &MetadataMap) -> Result<Principal, ApiError> {
         Ok(self.identify(metadata).await?.0)
     }
@@ -257,9 +290,17 @@ impl Authority {
     /// # Errors
     /// As [`Authority::authenticate`].
     pub async fn identify(&self, metadata: &MetadataMap) -> Result<(Principal, CallerId), ApiError> {
-        let header = metadata.get("authorization").ok_or_else(|| {
+        let mut headers = metadata.get_all("authorization").iter();
+        let header = headers.next().ok_or_else(|| {
             ApiError::Unauthenticated("missing `authorization: Bearer <token>` header".into())
         })?;
+        // Proxies and libraries disagree on which of two headers counts;
+        // refusing both leaves nothing to disagree on.
+        if headers.next().is_some() {
+            return Err(ApiError::Unauthenticated(
+                "more than one authorization header: send exactly one `authorization: Bearer <token>`".into(),
+            ));
+        }
         let header = header
             .to_str()
             .map_err(|_| ApiError::Unauthenticated("the authorization header is not text".into()))?;
@@ -270,14 +311,22 @@ impl Authority {
                 ApiError::Unauthenticated("the authorization header must be `Bearer <token>`".into())
             })?
             .trim();
-        self.check(token).await
+        self.check_caller(token).await
     }
 
     /// Who `token` stands for.
     ///
     /// # Errors
     /// As [`Authority::authenticate`].
-    pub async fn check(&self, token: &str) -> Result<(Principal, CallerId), ApiError> {
+    pub async fn check(&self, token: &str) -> Result<Principal, ApiError> {
+        Ok(self.check_caller(token).await?.0)
+    }
+
+    /// What a token is worth, and the stable name of the token.
+    ///
+    /// # Errors
+    /// As [`Authority::check`].
+    pub async fn check_caller(&self, token: &str) -> Result<(Principal, CallerId), ApiError> {
         let invalid = || ApiError::Unauthenticated("the token is not valid".into());
         let hash = sha256(token.as_bytes());
         // Every configured token is compared, so the time taken does not
@@ -289,47 +338,21 @@ impl Authority {
             }
         }
         if let Some(role) = found {
-            return Ok((Principal::Role(role), self.configured_caller(role, &hash)));
+            return Ok((Principal::Role(role), CallerId::configured(role, &hash)));
         }
         if let Some(rest) = token.strip_prefix("arbp_") {
-            let mut parts = rest.rsplitn(3, '_');
-            let (Some(mac), Some(c), Some(game)) = (parts.next(), parts.next(), parts.next()) else {
-                return Err(invalid());
-            };
-            let color = match c {
-                "w" => Color::White,
-                "b" => Color::Black,
-                _ => return Err(invalid()),
-            };
-            let mac = from_hex(mac).ok_or_else(invalid)?;
-            let expected = self.player_mac(game, if color == Color::White { 'w' } else { 'b' });
-            return if ct_eq(&expected, &mac) {
-                Ok((
-                    Principal::Player { game: game.to_string(), color },
-                    CallerId(format!("player-{game}-{c}")),
-                ))
-            } else {
-                Err(invalid())
-            };
+            let principal = self.check_player(rest).ok_or_else(invalid)?;
+            let caller = CallerId::of(&principal).ok_or_else(invalid)?;
+            return Ok((principal, caller));
         }
         if let Some(rest) = token.strip_prefix("arb_") {
             let (id, secret) = rest.split_once('_').ok_or_else(invalid)?;
-            let secret_hash = sha256(secret.as_bytes());
-            let cached = self.cache.lock().map_err(|_| invalid())?.get(id).copied();
-            let (role, stored) = match cached {
-                Some(entry) => entry,
-                None => {
-                    let row = self.store.token(id).await.map_err(ApiError::from)?.ok_or_else(invalid)?;
-                    let role = Role::parse(&row.role).ok_or_else(invalid)?;
-                    let stored: [u8; 32] =
-                        from_hex(&row.secret_sha256).and_then(|v| v.try_into().ok()).ok_or_else(invalid)?;
-                    if let Ok(mut cache) = self.cache.lock() {
-                        cache.insert(id.to_string(), (role, stored));
-                    }
-                    (role, stored)
-                }
-            };
-            return if ct_eq(&stored, &secret_hash) {
+            // Issued ids are 16 hex digits: anything else is not looked up.
+            if id.len() != 16 || !is_lower_hex(id) {
+                return Err(invalid());
+            }
+            let (role, stored) = self.role_token(id).await?.ok_or_else(invalid)?;
+            return if ct_eq(&stored, &sha256(secret.as_bytes())) {
                 Ok((Principal::Role(role), CallerId(format!("tok-{id}"))))
             } else {
                 Err(invalid())
@@ -337,18 +360,119 @@ impl Authority {
         }
         Err(invalid())
     }
+
+    /// A player token after its `arbp_` prefix, in its one canonical
+    /// spelling: `<game>_<w|b>[_<key id>]_<64 lower-case hex digits>`.
+    fn check_player(&self, rest: &str) -> Option<Principal> {
+        let parts: Vec<&str> = rest.split('_').collect();
+        let (game, c, key_id, mac) = match parts.as_slice() {
+            [game, c, mac] => (*game, *c, LEGACY_KEY_ID, *mac),
+            [game, c, key_id, mac] if *key_id != LEGACY_KEY_ID => (*game, *c, *key_id, *mac),
+            _ => return None,
+        };
+        let color = match c {
+            "w" => Color::White,
+            "b" => Color::Black,
+            _ => return None,
+        };
+        // One token, one spelling: upper-case hex would give every token
+        // 2^64 spellings, which defeats anyone who denylists a token.
+        if game.is_empty() || mac.len() != 64 || !is_lower_hex(mac) {
+            return None;
+        }
+        let key = self.keys.get(key_id)?;
+        let expected = player_mac(&key.secret, game, color_letter(color));
+        ct_eq(&expected, &from_hex(mac)?).then(|| Principal::Player { game: game.to_string(), color })
+    }
+
+    /// The role and secret hash of role token `id`, from the cache while it
+    /// is fresh, else from the database; `None` for an unknown or revoked id.
+    async fn role_token(&self, id: &str) -> Result<Option<(Role, [u8; 32])>, ApiError> {
+        let now = Instant::now();
+        if let Ok(cache) = self.cache.lock()
+            && let Some(entry) = cache.get(id)
+            && now.duration_since(entry.read_at) < ROLE_TOKEN_CACHE_TTL
+        {
+            return Ok(entry.found);
+        }
+        let row = self.store.token(id).await.map_err(ApiError::from)?;
+        let found = row.filter(|r| r.revoked_wall_ms.is_none()).and_then(|row| {
+            let role = Role::parse(&row.role)?;
+            let stored: [u8; 32] = from_hex(&row.secret_sha256)?.try_into().ok()?;
+            Some((role, stored))
+        });
+        if let Ok(mut cache) = self.cache.lock() {
+            if cache.len() >= ROLE_TOKEN_CACHE_CAP {
+                cache.retain(|_, e| now.duration_since(e.read_at) < ROLE_TOKEN_CACHE_TTL);
+            }
+            if cache.len() >= ROLE_TOKEN_CACHE_CAP {
+                cache.retain(|_, e| e.found.is_some());
+            }
+            if cache.len() < ROLE_TOKEN_CACHE_CAP {
+                cache.insert(id.to_string(), CachedToken { found, read_at: now });
+            }
+        }
+        Ok(found)
+    }
 }
 
-impl Authority {
-    /// The name of a configured token: keyed, so that a stored name tells
-    /// nothing about the token even to someone who can guess candidates.
-    fn configured_caller(&self, role: Role, token_hash: &[u8; 32]) -> CallerId {
-        let mut mac = <HmacSha256 as KeyInit>::new_from_slice(&self.key).expect("HMAC takes any key length");
-        mac.update(b"arbiter caller id\0");
-        mac.update(token_hash);
-        let digest = mac.finalize().into_bytes();
-        CallerId(format!("cfg-{}-{}", role.as_str(), to_hex(&digest[..8])))
+fn color_letter(color: Color) -> char {
+    if color == Color::White { 'w' } else { 'b' }
+}
+
+fn player_mac(key: &[u8], game: &str, c: char) -> Vec<u8> {
+    // HMAC takes keys of any length, so this cannot fail.
+    let mut mac = <HmacSha256 as KeyInit>::new_from_slice(key).expect("HMAC takes any key length");
+    mac.update(b"arbiter player token\0");
+    mac.update(game.as_bytes());
+    mac.update(&[0, c as u8]);
+    mac.finalize().into_bytes().to_vec()
+}
+
+fn is_lower_hex(text: &str) -> bool {
+    text.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// Fewest characters of a role token given in the configuration.
+pub const MIN_CONFIGURED_TOKEN_LEN: usize = 32;
+
+/// Fewest distinct characters of a configured role token.
+const MIN_DISTINCT_CHARS: usize = 12;
+
+/// Fails with the reason if `token` is too weak to be a role token given in
+/// the configuration: shorter than [`MIN_CONFIGURED_TOKEN_LEN`], made of
+/// few distinct characters (`aaaa...`, `abababab...`), or a placeholder of
+/// the shipped examples (`CHANGE-ME`...). `openssl rand -hex 32` passes.
+///
+/// # Errors
+/// A sentence saying what is wrong (never the token).
+pub fn check_token_strength(token: &str) -> Result<(), String> {
+    let lower = token.to_ascii_lowercase();
+    for placeholder in
+        ["change-me", "changeme", "change_me", "replace-me", "placeholder", "example", "secret"]
+    {
+        if lower.contains(placeholder) {
+            return Err(format!(
+                "it contains the placeholder `{placeholder}`; use e.g. `openssl rand -hex 32`"
+            ));
+        }
     }
+    if token.chars().count() < MIN_CONFIGURED_TOKEN_LEN {
+        return Err(format!(
+            "it has fewer than {MIN_CONFIGURED_TOKEN_LEN} characters; use e.g. `openssl rand -hex 32`"
+        ));
+    }
+    if token.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err("it contains spaces or control characters".into());
+    }
+    let distinct: std::collections::HashSet<char> = token.chars().collect();
+    if distinct.len() < MIN_DISTINCT_CHARS {
+        return Err(format!(
+            "it uses only {} distinct characters (at least {MIN_DISTINCT_CHARS}): it looks made up, not random",
+            distinct.len()
+        ));
+    }
+    Ok(())
 }
 
 /// SHA-256 of `bytes`.
@@ -375,7 +499,7 @@ pub fn to_hex(bytes: &[u8]) -> String {
     s
 }
 
-fn from_hex(text: &str) -> Option<Vec<u8>> {
+pub fn from_hex(text: &str) -> Option<Vec<u8>> {
     if !text.len().is_multiple_of(2) {
         return None;
     }
@@ -399,6 +523,128 @@ mod tests {
         assert_eq!(from_hex("0001abff").unwrap(), bytes);
         assert_eq!(from_hex("0g"), None);
         assert_eq!(from_hex("abc"), None);
+    }
+
+    async fn authority(keys: KeyRing) -> Authority {
+        let store = Storage::open("sqlite::memory:").await.unwrap();
+        Authority::new(keys, &[(Role::Viewer, "v".repeat(40))], store)
+    }
+
+    fn headers(values: &[&str]) -> MetadataMap {
+        let mut m = MetadataMap::new();
+        for v in values {
+            m.append("authorization", v.parse().unwrap());
+        }
+        m
+    }
+
+    #[tokio::test]
+    async fn player_tokens_name_their_key_and_have_one_spelling() {
+        let mut ring = KeyRing::generate();
+        let old = ring.signing().id.clone();
+        let auth_old = authority(ring.clone()).await;
+        let token = auth_old.player_token("g1", Color::White);
+        assert!(token.starts_with(&format!("arbp_g1_w_{old}_")), "{token}");
+        let me = Principal::Player { game: "g1".into(), color: Color::White };
+        assert_eq!(auth_old.check(&token).await.unwrap(), me);
+
+        // After a rotation the old token still verifies; new ones name the new key.
+        let new = ring.rotate();
+        let auth = authority(ring).await;
+        assert_eq!(auth.check(&token).await.unwrap(), me);
+        let fresh = auth.player_token("g1", Color::White);
+        assert!(fresh.contains(&format!("_{new}_")), "{fresh}");
+
+        // One spelling: upper-case hex, another key id, none, extra parts.
+        let (head, mac) = token.rsplit_once('_').unwrap();
+        for bad in [
+            format!("{head}_{}", mac.to_ascii_uppercase()),
+            format!("arbp_g1_w_{mac}"),
+            format!("arbp_g1_w_{new}_{mac}"),
+            format!("arbp_g1_w_x_{old}_{mac}"),
+            format!("arbp__w_{old}_{mac}"),
+            format!("{token}0"),
+            token.replace("_w_", "_b_"),
+        ] {
+            assert!(auth.check(&bad).await.is_err(), "{bad}");
+        }
+    }
+
+    #[tokio::test]
+    async fn tokens_of_the_key_kept_in_the_database_keep_their_form() {
+        let key = vec![7u8; 32];
+        let auth = authority(KeyRing::single(LEGACY_KEY_ID, key.clone())).await;
+        let token = auth.player_token("g1", Color::Black);
+        // The form the first release gave: no key id.
+        assert_eq!(token, format!("arbp_g1_b_{}", to_hex(&player_mac(&key, "g1", 'b'))));
+        assert!(auth.check(&token).await.is_ok());
+        // `legacy` is never written as a key id.
+        let (_, mac) = token.rsplit_once('_').unwrap();
+        assert!(auth.check(&format!("arbp_g1_b_{LEGACY_KEY_ID}_{mac}")).await.is_err());
+    }
+
+    #[tokio::test]
+    async fn exactly_one_authorization_header() {
+        let auth = authority(KeyRing::generate()).await;
+        let good = format!("Bearer {}", "v".repeat(40));
+        assert_eq!(auth.authenticate(&headers(&[&good])).await.unwrap(), Principal::Role(Role::Viewer));
+        for twice in
+            [[good.as_str(), "Bearer junk"], ["Bearer junk", good.as_str()], [good.as_str(), good.as_str()]]
+        {
+            let e = auth.authenticate(&headers(&twice)).await.unwrap_err();
+            assert!(e.to_string().contains("more than one authorization header"), "{e}");
+        }
+        assert!(auth.authenticate(&headers(&[])).await.unwrap_err().to_string().contains("missing"));
+    }
+
+    #[tokio::test]
+    async fn malformed_role_token_ids_never_reach_the_database() {
+        let auth = authority(KeyRing::generate()).await;
+        // Close the store: a lookup would now fail with UNAVAILABLE, so an
+        // UNAUTHENTICATED answer shows none was made.
+        auth.store.close().await;
+        for token in ["arb_XYZ_secret", "arb_00112233445566778_s", "arb_0011223344556677"] {
+            assert!(matches!(auth.check(token).await, Err(ApiError::Unauthenticated(_))), "{token}");
+        }
+    }
+
+    #[tokio::test]
+    async fn unknown_and_known_role_token_ids_are_cached() {
+        let auth = authority(KeyRing::generate()).await;
+        let (token, row) = Authority::issue(Role::Arbiter, "t", 1);
+        auth.store.insert_token(&row).await.unwrap();
+        assert_eq!(auth.check(&token).await.unwrap(), Principal::Role(Role::Arbiter));
+        assert!(auth.check("arb_0011223344556677_x").await.is_err());
+        // Both answers now come from the cache: the store is gone.
+        auth.store.close().await;
+        assert_eq!(auth.check(&token).await.unwrap(), Principal::Role(Role::Arbiter));
+        assert!(matches!(auth.check("arb_0011223344556677_x").await, Err(ApiError::Unauthenticated(_))));
+        // A wrong secret for a known id is refused from the cache too.
+        let (id_part, _) = token.rsplit_once('_').unwrap();
+        assert!(matches!(auth.check(&format!("{id_part}_wrong")).await, Err(ApiError::Unauthenticated(_))));
+    }
+
+    #[test]
+    fn weak_configured_tokens_are_refused() {
+        for weak in [
+            "CHANGE-ME-arbiter-token-at-least-16-chars",
+            "please-changeme-0123456789abcdefghij",
+            "aaaaaaaaaaaaaaaa",
+            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+            "abcabcabcabcabcabcabcabcabcabcabcabc",
+            "0123456789abcdef0123456",
+            "with a space 0123456789abcdefghijklmnop",
+        ] {
+            assert!(check_token_strength(weak).is_err(), "{weak}");
+        }
+        let e = check_token_strength("aaaaaaaaaaaaaaaa").unwrap_err();
+        assert!(!e.contains("aaaa"), "the reason never quotes the token: {e}");
+        for strong in [
+            "3f9c2a7b1e8d4c6f0a5b9e2d7c1f4a8b3e6d9c2f5a8b1e4d7c0f3a6b9e2d5c8f",
+            "Yq8-Lm3_Vz7Tp2Kw9Rx4Nb6Hc1Jd5Gf0S",
+        ] {
+            assert!(check_token_strength(strong).is_ok(), "{strong}");
+        }
     }
 
     #[test]

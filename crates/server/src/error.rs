@@ -41,6 +41,10 @@ pub enum ApiError {
     Unauthenticated(String),
     #[error("{0}")]
     PermissionDenied(String),
+    /// The caller's address failed to authenticate too often: refused
+    /// before its token is looked at, until `retry_after` has passed.
+    #[error("too many failed authentications from this address; retry in {} ms", .retry_after.as_millis())]
+    AuthThrottled { retry_after: std::time::Duration },
     /// Optimistic concurrency: the game changed, or another request holds
     /// the request id; nothing was written.
     #[error("{message}")]
@@ -150,6 +154,7 @@ impl ApiError {
             ApiError::RequestIdReused(_) => "REQUEST_ID_REUSED",
             ApiError::Unauthenticated(_) => "UNAUTHENTICATED",
             ApiError::PermissionDenied(_) => "PERMISSION_DENIED",
+            ApiError::AuthThrottled { .. } => "AUTHENTICATION_THROTTLED",
             ApiError::Aborted { reason, .. } => reason.as_str(),
             ApiError::Unavailable(_) => "STORAGE_UNAVAILABLE",
             ApiError::Malformed(_) => "MALFORMED_REQUEST",
@@ -180,6 +185,7 @@ impl ApiError {
             ApiError::AlreadyExists(_) | ApiError::RequestIdReused(_) => Code::AlreadyExists,
             ApiError::Unauthenticated(_) => Code::Unauthenticated,
             ApiError::PermissionDenied(_) => Code::PermissionDenied,
+            ApiError::AuthThrottled { .. } => Code::ResourceExhausted,
             ApiError::Aborted { .. } => Code::Aborted,
             ApiError::Unavailable(_) => Code::Unavailable,
             ApiError::Malformed(_) => Code::InvalidArgument,
@@ -224,10 +230,16 @@ impl From<ApiError> for Status {
             }
         }
         let mut details = ErrorDetails::with_error_info(e.reason(), DOMAIN, metadata);
-        if let ApiError::ResourceExhausted { retry_after, .. } = &e {
+        let retry_after = match &e {
+            ApiError::ResourceExhausted { retry_after, .. } | ApiError::AuthThrottled { retry_after } => {
+                Some(*retry_after)
+            }
+            _ => None,
+        };
+        if let Some(retry_after) = retry_after {
             // AIP-194: the client waits at least this long before the same
             // request; a zero delay would invite a hot retry loop.
-            details.set_retry_info(Some((*retry_after).max(std::time::Duration::from_millis(1))));
+            details.set_retry_info(Some(retry_after.max(std::time::Duration::from_millis(1))));
         }
         if let ApiError::InvalidArgument(violations) = &e {
             for v in violations.iter().take(MAX_VIOLATIONS) {

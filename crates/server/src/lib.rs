@@ -13,6 +13,7 @@ pub mod auth;
 pub mod error;
 pub mod event_log;
 pub mod hall;
+pub mod keys;
 pub mod pgn;
 pub mod request;
 pub mod quota;
@@ -20,9 +21,11 @@ pub mod service;
 pub mod store;
 pub mod table;
 mod telemetry;
+pub mod throttle;
 pub mod view;
 
 use std::future::Future;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -34,6 +37,7 @@ use tonic::transport::{Identity, Server, ServerTlsConfig};
 
 use crate::auth::{Authority, Role};
 use crate::hall::Hall;
+use crate::keys::{KeyError, KeyRing, LEGACY_KEY_ID};
 use crate::service::Arbiter;
 use crate::store::{EventStore, Storage};
 
@@ -60,6 +64,12 @@ pub struct Config {
     /// A game not started this long after its creation expires (status
     /// EXPIRED, a `WITHDRAW` event in its log).
     pub pending_game_ttl: Duration,
+    /// The player-token key file (see [`keys`]). `None`: `<database>.keys`
+    /// beside an embedded database, created on first start; a PostgreSQL
+    /// database needs one given (the same file on every replica).
+    pub player_token_key_file: Option<PathBuf>,
+    /// Throttling of failed authentications per peer address; `None`: off.
+    pub auth_throttle: Option<throttle::ThrottlePolicy>,
 }
 
 /// A certificate chain and its private key, PEM.
@@ -80,6 +90,8 @@ impl Config {
             max_streams_per_connection: 1024,
             limits: quota::Limits::default(),
             pending_game_ttl: quota::DEFAULT_PENDING_GAME_TTL,
+            player_token_key_file: None,
+            auth_throttle: Some(throttle::ThrottlePolicy::default()),
         }
     }
 }
@@ -95,6 +107,10 @@ pub enum ServerError {
     Transport(#[from] tonic::transport::Error),
     #[error("reflection: {0}")]
     Reflection(String),
+    #[error("player-token keys: {0}")]
+    Keys(#[from] KeyError),
+    #[error("{0}")]
+    WeakToken(String),
 }
 
 /// A replica whose heartbeat is older than this is taken for dead.
@@ -206,14 +222,196 @@ fn incoming(
     })
 }
 
-/// Opens storage and makes sure the player-token key exists.
+/// Opens storage. A new embedded database file is created with mode 0600
+/// (its `-wal` and `-shm` follow it), and an existing one is narrowed to
+/// 0600: it holds the hashes of the role tokens and every game.
 ///
 /// # Errors
+/// [`ServerError::Storage`], or [`ServerError::Keys`] if the database file
+/// cannot be made private.
+pub async fn open_storage(url: &str) -> Result<Storage, ServerError> {
+    if let Some(file) = keys::sqlite_file(url) {
+        keys::private_database(&file)?;
+    }
+    Ok(Storage::open(url).await?)
+}
+
+/// The `meta` key under which releases before key files kept the
+/// player-token key, in clear.
+const LEGACY_META_KEY: &str = "player_token_key";
+
+/// The player-token keys of `store`: read from `key_file` (by default
+/// `<database>.keys` beside an embedded database).
+///
+/// The first start of an embedded database creates the key file (0600,
+/// `O_EXCL`). A database of an earlier release keeps its key in the
+/// database: that key is moved into the key file (as key
+/// [`LEGACY_KEY_ID`], so the tokens already given out keep working) and
+/// then deleted from the database, and the log says so. A PostgreSQL
+/// database is shared by replicas that must all hold the same keys, so it
+/// never gets a key file made up by one of them: it needs one given (see
+/// `arbiterd key generate` and `arbiterd key migrate`).
+///
+/// # Errors
+/// [`ServerError::Keys`] for a missing, unreadable or malformed key file;
 /// [`ServerError::Storage`].
-pub async fn open_storage(url: &str) -> Result<(Storage, String), ServerError> {
-    let store = Storage::open(url).await?;
-    let key = store.meta_get_or_insert("player_token_key", &Authority::new_key()).await?;
-    Ok((store, key))
+pub async fn player_token_keys(
+    store: &Storage,
+    database_url: &str,
+    key_file: Option<&Path>,
+) -> Result<KeyRing, ServerError> {
+    load_keys(store, database_url, key_file, false).await
+}
+
+/// `arbiterd key migrate`: moves the key an earlier release kept in the
+/// database into `key_file` (created, or added to as key
+/// [`LEGACY_KEY_ID`]), then deletes it from the database; also for a
+/// PostgreSQL database. Returns the keys, or `None` if the database holds
+/// no key.
+///
+/// # Errors
+/// As [`player_token_keys`].
+pub async fn migrate_legacy_key(
+    store: &Storage,
+    database_url: &str,
+    key_file: &Path,
+) -> Result<Option<KeyRing>, ServerError> {
+    if store.meta_get(LEGACY_META_KEY).await?.is_none() {
+        return Ok(None);
+    }
+    load_keys(store, database_url, Some(key_file), true).await.map(Some)
+}
+
+async fn load_keys(
+    store: &Storage,
+    database_url: &str,
+    key_file: Option<&Path>,
+    may_create_shared: bool,
+) -> Result<KeyRing, ServerError> {
+    let legacy = store.meta_get(LEGACY_META_KEY).await?;
+    let legacy_ring = |hex: &str| {
+        crate::auth::from_hex(hex)
+            .map(|secret| KeyRing::single(LEGACY_KEY_ID, secret))
+            .ok_or_else(|| KeyError::Refused(format!("meta.{LEGACY_META_KEY} is not hex")))
+    };
+    let shared = matches!(store, Storage::Postgres(_));
+    let default = keys::default_key_file(database_url);
+    let Some(path) = key_file.or(default.as_deref()) else {
+        if shared {
+            return Err(KeyError::Refused(missing_key_file_help(legacy.is_some())).into());
+        }
+        // An in-memory database lives as long as the process; so does its key.
+        return Ok(match legacy {
+            Some(hex) => legacy_ring(&hex)?,
+            None => KeyRing::generate(),
+        });
+    };
+    let exists = std::fs::symlink_metadata(path).is_ok();
+    if !exists && shared && !may_create_shared {
+        return Err(KeyError::Refused(format!(
+            "{} does not exist. {}",
+            path.display(),
+            missing_key_file_help(legacy.is_some())
+        ))
+        .into());
+    }
+    let mut ring;
+    if exists {
+        ring = KeyRing::load(path)?;
+        if let Some(hex) = &legacy {
+            let old = legacy_ring(hex)?;
+            match ring.get(LEGACY_KEY_ID) {
+                Some(k) if k.secret == old.signing().secret => {}
+                Some(_) => {
+                    return Err(KeyError::Refused(format!(
+                        "{} has a key `{LEGACY_KEY_ID}` that differs from the key in the database \
+                         (meta.{LEGACY_META_KEY}); keep the right one",
+                        path.display()
+                    ))
+                    .into());
+                }
+                None => {
+                    // Put it first: it verifies the tokens already given out,
+                    // and the key that signs stays the last one.
+                    let mut merged = old;
+                    for id in ring.ids() {
+                        if let Some(k) = ring.get(id) {
+                            merged.push(k.clone())?;
+                        }
+                    }
+                    merged.save(path)?;
+                    ring = merged;
+                }
+            }
+        }
+    } else {
+        ring = match &legacy {
+            Some(hex) => legacy_ring(hex)?,
+            None => KeyRing::generate(),
+        };
+        keys::write_new_private(path, &ring.to_text())?;
+        if legacy.is_none() {
+            tracing::info!(file = %path.display(), key = ring.signing().id, "created the player-token key file");
+        }
+    }
+    if legacy.is_some() {
+        // Only once the key file is durably written: a crash before this
+        // line leaves the key in both places, and the next start ends here.
+        store.meta_delete(LEGACY_META_KEY).await?;
+        tracing::warn!(
+            file = %path.display(),
+            "moved the player-token key out of the database (meta.{LEGACY_META_KEY}) into the key file, as key \
+             `{LEGACY_KEY_ID}`; tokens given out before keep working. Back the key file up apart from the database"
+        );
+    }
+    Ok(ring)
+}
+
+fn missing_key_file_help(legacy: bool) -> String {
+    if legacy {
+        format!(
+            "A PostgreSQL database needs --player-token-key-file (the same file on every replica). This database \
+             holds the key of an earlier release (meta.{LEGACY_META_KEY}): move it into a key file with \
+             `arbiterd key migrate --database-url ... --player-token-key-file FILE`, then give FILE to every replica"
+        )
+    } else {
+        "A PostgreSQL database needs --player-token-key-file (the same file on every replica): create one with \
+         `arbiterd key generate --player-token-key-file FILE`"
+            .to_string()
+    }
+}
+
+/// Fails, before any connection, if `database_url` names a shared
+/// (PostgreSQL) database and no key file is given.
+///
+/// # Errors
+/// [`ServerError::Keys`].
+pub fn check_key_file_given(database_url: &str, key_file: Option<&Path>) -> Result<(), ServerError> {
+    let shared = database_url.starts_with("postgres:") || database_url.starts_with("postgresql:");
+    if shared && key_file.is_none() {
+        return Err(KeyError::Refused(
+            "a PostgreSQL database needs --player-token-key-file, the same file on every replica: create one with \
+             `arbiterd key generate --player-token-key-file FILE`, or, for a database of an earlier release, move \
+             its key out with `arbiterd key migrate --database-url ... --player-token-key-file FILE`"
+                .to_string(),
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// Fails if a configured role token is weak (see
+/// [`auth::check_token_strength`]).
+///
+/// # Errors
+/// [`ServerError::WeakToken`], naming the role (never the token).
+pub fn check_configured_tokens(tokens: &[(Role, String)]) -> Result<(), ServerError> {
+    for (role, token) in tokens {
+        auth::check_token_strength(token).map_err(|why| {
+            ServerError::WeakToken(format!("the configured {} token is refused: {why}", role.as_str()))
+        })?;
+    }
+    Ok(())
 }
 
 /// Serves the API on `listener` until `shutdown` completes, then finishes
@@ -228,8 +426,12 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ServerError> {
     telemetry::install_recorder();
-    let (store, key) = open_storage(&config.database_url).await?;
-    let auth = Arc::new(Authority::new(&key, &config.tokens, store.clone()));
+    check_configured_tokens(&config.tokens)?;
+    check_key_file_given(&config.database_url, config.player_token_key_file.as_deref())?;
+    let store = open_storage(&config.database_url).await?;
+    let keys =
+        player_token_keys(&store, &config.database_url, config.player_token_key_file.as_deref()).await?;
+    let auth = Arc::new(Authority::new(keys, &config.tokens, store.clone()));
     let replica = format!("r{}", uuid::Uuid::new_v4().simple());
     let shared = matches!(store, Storage::Postgres(_));
     // Games loaded now were served by nobody since their last event unless
@@ -338,7 +540,7 @@ pub async fn run(
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
-        .add_service(api)
+        .add_service(throttle::throttled(api, Arc::new(throttle::FailureThrottle::new(config.auth_throttle))))
         .serve_with_incoming_shutdown(incoming(listener), signal)
         .await;
     background.cancel();

@@ -87,6 +87,7 @@ fn token(id: &str) -> TokenRow {
         role: "arbiter".to_owned(),
         label: format!("token {id}"),
         created_wall_ms: 1_700_000_000_000,
+        revoked_wall_ms: None,
     }
 }
 
@@ -667,9 +668,21 @@ async fn tokens<S: EventStore>(store: &S) {
     assert!(store.insert_token(&again).await.is_err());
     assert_eq!(store.token("t1").await.unwrap(), Some(token("t1")));
     assert_eq!(store.token_count().await.unwrap(), 2);
+
+    // Revocation marks the row; it is listed still, and cannot happen twice.
+    assert_eq!(store.tokens().await.unwrap(), vec![token("t1"), token("t22")]);
+    assert!(store.revoke_token("t22", 1_700_000_000_500).await.unwrap());
+    assert!(!store.revoke_token("t22", 1_700_000_000_900).await.unwrap(), "already revoked");
+    assert!(!store.revoke_token("nope", 1_700_000_000_900).await.unwrap(), "no such token");
+    let revoked = TokenRow { revoked_wall_ms: Some(1_700_000_000_500), ..token("t22") };
+    assert_eq!(store.token("t22").await.unwrap(), Some(revoked.clone()));
+    assert_eq!(store.tokens().await.unwrap(), vec![token("t1"), revoked]);
+    assert_eq!(store.token("t1").await.unwrap(), Some(token("t1")), "the others are untouched");
 }
 
 async fn meta<S: EventStore + Clone + 'static>(store: &S) {
+    assert_eq!(store.meta_get("server_key").await.unwrap(), None);
+    store.meta_delete("server_key").await.unwrap();
     assert_eq!(store.meta_get_or_insert("server_key", "first").await.unwrap(), "first");
     assert_eq!(store.meta_get_or_insert("server_key", "second").await.unwrap(), "first");
     assert_eq!(store.meta_get_or_insert("other", "x").await.unwrap(), "x");
@@ -681,6 +694,12 @@ async fn meta<S: EventStore + Clone + 'static>(store: &S) {
     }
     let values: BTreeSet<String> = tasks.join_all().await.into_iter().collect();
     assert_eq!(values.len(), 1, "{values:?}");
+    // A value read, then deleted (the player-token key of an earlier
+    // release, moved out of the database).
+    assert_eq!(store.meta_get("server_key").await.unwrap().as_deref(), Some("first"));
+    store.meta_delete("server_key").await.unwrap();
+    assert_eq!(store.meta_get("server_key").await.unwrap(), None);
+    assert_eq!(store.meta_get("other").await.unwrap().as_deref(), Some("x"), "only that key goes");
     store.ping().await.unwrap();
 }
 

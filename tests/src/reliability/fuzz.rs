@@ -1064,7 +1064,11 @@ pub async fn run(options: &Options) -> Report {
     let log_path = dir.path().join("arbiterd.log");
     let spawned = {
         let (url, log_path) = (url.clone(), log_path.clone());
-        tokio::task::spawn_blocking(move || Daemon::spawn(&url, &log_path, &[])).await
+        // Hostile metadata fails authentication often; throttled, most of
+        // the requests after it would be refused before reaching a handler,
+        // which is what this run explores. The throttle has tests of its own.
+        tokio::task::spawn_blocking(move || Daemon::spawn(&url, &log_path, &["--auth-failure-burst", "0"]))
+            .await
     };
     let mut daemon = spawned.expect("arbiterd starts");
     let mut report = Report { seed: options.seed, ..Report::default() };

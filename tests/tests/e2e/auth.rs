@@ -79,9 +79,9 @@ async fn unauthenticated_callers_are_refused() {
     for token in [
         "wrong-token",
         "x",
-        "test-arbiter-token-012345678",   // one character short
-        "test-arbiter-token-01234567890", // one character long
-        "arb_0011223344556677_deadbeef",  // an issued-token shape, unknown id
+        "test-arbiter-token-0123456789-Kq7Z",   // one character short
+        "test-arbiter-token-0123456789-Kq7Zxx", // one character long
+        "arb_0011223344556677_deadbeef",        // an issued-token shape, unknown id
         "arbp_",
         "arbp_nope",
         "arbp_game_x_00",
@@ -90,7 +90,8 @@ async fn unauthenticated_callers_are_refused() {
         expect_code(c.get_game(pb::GetGameRequest { name: t.name.clone() }).await, Code::Unauthenticated);
         expect_code(c.list_games(pb::ListGamesRequest::default()).await, Code::Unauthenticated);
     }
-    for header in ["Bearer", "Bearer ", "Basic dXNlcjpwYXNz", "bearer", "Token test-arbiter-token-0123456789"]
+    for header in
+        ["Bearer", "Bearer ", "Basic dXNlcjpwYXNz", "bearer", "Token test-arbiter-token-0123456789-Kq7Zx"]
     {
         let mut c = server.client_with_header(header).await;
         expect_code(c.get_game(pb::GetGameRequest { name: t.name.clone() }).await, Code::Unauthenticated);

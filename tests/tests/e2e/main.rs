@@ -10,6 +10,7 @@ mod draws;
 mod exam;
 mod games;
 mod health;
+mod keys;
 mod otb;
 mod request_ids;
 mod quota;

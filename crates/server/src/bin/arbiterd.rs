@@ -7,12 +7,17 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use arbiter_server::auth::{Authority, Role};
+use arbiter_server::keys::{self, KeyRing};
 use arbiter_server::quota::{Limits, parse_duration};
 use arbiter_server::store::EventStore;
+use arbiter_server::throttle::ThrottlePolicy;
 use arbiter_server::{Config, TlsFiles};
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 /// The Arbiter service: chess games under the FIDE Laws of Chess, over gRPC.
+///
+/// Every flag may come before or after the subcommand
+/// (`arbiterd token list --database-url ...`).
 #[derive(Parser, Debug)]
 #[command(version, about, long_about = None)]
 struct Cli {
@@ -25,66 +30,93 @@ struct Cli {
 #[derive(clap::Args, Debug)]
 struct ServeArgs {
     /// Address to serve gRPC on.
-    #[arg(long, env = "ARBITER_LISTEN", default_value = "127.0.0.1:50051")]
+    #[arg(long, env = "ARBITER_LISTEN", default_value = "127.0.0.1:50051", global = true)]
     listen: SocketAddr,
     /// Database: `sqlite://FILE` (embedded, the default) or `postgres://...`.
-    #[arg(long, env = "ARBITER_DATABASE_URL", default_value = "sqlite://arbiter.db")]
+    #[arg(long, env = "ARBITER_DATABASE_URL", default_value = "sqlite://arbiter.db", global = true)]
     database_url: String,
-    /// Address to serve Prometheus metrics on (`/metrics`); `off` to disable.
-    #[arg(long, env = "ARBITER_METRICS_LISTEN", default_value = "127.0.0.1:9464")]
+    /// Address to serve Prometheus metrics on (`/metrics`, no
+    /// authentication: keep it on loopback or a private network); `off` to
+    /// disable.
+    #[arg(long, env = "ARBITER_METRICS_LISTEN", default_value = "127.0.0.1:9464", global = true)]
     metrics_listen: String,
     /// PEM certificate chain: serve TLS (with --tls-key).
-    #[arg(long, env = "ARBITER_TLS_CERT", requires = "tls_key")]
+    #[arg(long, env = "ARBITER_TLS_CERT", requires = "tls_key", global = true)]
     tls_cert: Option<PathBuf>,
     /// PEM private key for --tls-cert.
-    #[arg(long, env = "ARBITER_TLS_KEY", requires = "tls_cert")]
+    #[arg(long, env = "ARBITER_TLS_KEY", requires = "tls_cert", global = true)]
     tls_key: Option<PathBuf>,
     /// Log format.
-    #[arg(long, env = "ARBITER_LOG_FORMAT", value_enum, default_value_t = LogFormat::Pretty)]
+    #[arg(long, env = "ARBITER_LOG_FORMAT", value_enum, default_value_t = LogFormat::Pretty, global = true)]
     log_format: LogFormat,
-    /// A token with the arbiter role (kept in memory only).
-    #[arg(long, env = "ARBITER_ARBITER_TOKEN", hide_env_values = true)]
+    /// A token with the arbiter role, kept in memory. Prefer the
+    /// environment or --arbiter-token-file: a command-line value shows in
+    /// `ps`.
+    #[arg(long, env = "ARBITER_ARBITER_TOKEN", hide_env_values = true, global = true)]
     arbiter_token: Option<String>,
-    /// A token with the service role (kept in memory only).
-    #[arg(long, env = "ARBITER_SERVICE_TOKEN", hide_env_values = true)]
+    /// A file holding the arbiter-role token (mode 0600).
+    #[arg(long, env = "ARBITER_ARBITER_TOKEN_FILE", conflicts_with = "arbiter_token", global = true)]
+    arbiter_token_file: Option<PathBuf>,
+    /// A token with the service role (see --arbiter-token).
+    #[arg(long, env = "ARBITER_SERVICE_TOKEN", hide_env_values = true, global = true)]
     service_token: Option<String>,
-    /// A token with the viewer role (kept in memory only).
-    #[arg(long, env = "ARBITER_VIEWER_TOKEN", hide_env_values = true)]
+    /// A file holding the service-role token (mode 0600).
+    #[arg(long, env = "ARBITER_SERVICE_TOKEN_FILE", conflicts_with = "service_token", global = true)]
+    service_token_file: Option<PathBuf>,
+    /// A token with the viewer role (see --arbiter-token).
+    #[arg(long, env = "ARBITER_VIEWER_TOKEN", hide_env_values = true, global = true)]
     viewer_token: Option<String>,
+    /// A file holding the viewer-role token (mode 0600).
+    #[arg(long, env = "ARBITER_VIEWER_TOKEN_FILE", conflicts_with = "viewer_token", global = true)]
+    viewer_token_file: Option<PathBuf>,
     /// Where first-start tokens are written when no token exists yet.
-    #[arg(long, env = "ARBITER_TOKEN_FILE", default_value = "arbiterd-tokens.txt")]
+    #[arg(long, env = "ARBITER_TOKEN_FILE", default_value = "arbiterd-tokens.txt", global = true)]
     token_file: PathBuf,
+    /// The player-token key file (default: `<database>.keys` beside an
+    /// embedded database, created on first start; required with
+    /// PostgreSQL, the same file on every replica).
+    #[arg(long, env = "ARBITER_PLAYER_TOKEN_KEY_FILE", global = true)]
+    player_token_key_file: Option<PathBuf>,
+    /// Failed authentications a client address may make at once before it
+    /// is refused for a while; 0 turns throttling off.
+    #[arg(long, env = "ARBITER_AUTH_FAILURE_BURST", default_value_t = 100, global = true)]
+    auth_failure_burst: u32,
+    /// Failed authentications a client address is allowed again per second.
+    #[arg(long, env = "ARBITER_AUTH_FAILURES_PER_SECOND", default_value_t = 10.0, global = true)]
+    auth_failures_per_second: f64,
     /// Largest request accepted, in bytes.
-    #[arg(long, env = "ARBITER_MAX_REQUEST_BYTES", default_value_t = 65536)]
+    #[arg(long, env = "ARBITER_MAX_REQUEST_BYTES", default_value_t = 65536, global = true)]
     max_request_bytes: usize,
     /// CreateGame calls a second per service token, sustained (arbiter
     /// tokens are not limited).
-    #[arg(long, env = "ARBITER_CREATE_RATE", default_value_t = Limits::default().create_rate_per_s)]
+    #[arg(long, env = "ARBITER_CREATE_RATE", default_value_t = Limits::default().create_rate_per_s, global = true)]
     create_rate: f64,
     /// CreateGame calls a service token may make at once, before the rate
     /// applies.
-    #[arg(long, env = "ARBITER_CREATE_BURST", default_value_t = Limits::default().create_burst)]
+    #[arg(long, env = "ARBITER_CREATE_BURST", default_value_t = Limits::default().create_burst, global = true)]
     create_burst: u32,
     /// Games one service token may have pending or in progress at once.
-    #[arg(long, env = "ARBITER_MAX_UNFINISHED_GAMES", default_value_t = Limits::default().max_unfinished_games)]
+    #[arg(long, env = "ARBITER_MAX_UNFINISHED_GAMES", default_value_t = Limits::default().max_unfinished_games, global = true)]
     max_unfinished_games: u64,
     /// WatchGame streams one token may hold open (per replica).
     #[arg(
         long,
         env = "ARBITER_MAX_WATCH_STREAMS_PER_TOKEN",
-        default_value_t = Limits::default().max_watch_streams_per_token
+        default_value_t = Limits::default().max_watch_streams_per_token,
+        global = true
     )]
     max_watch_streams_per_token: u32,
     /// WatchGame streams one game may have open (per replica).
     #[arg(
         long,
         env = "ARBITER_MAX_WATCH_STREAMS_PER_GAME",
-        default_value_t = Limits::default().max_watch_streams_per_game
+        default_value_t = Limits::default().max_watch_streams_per_game,
+        global = true
     )]
     max_watch_streams_per_game: u32,
     /// A game not started this long after its creation expires (status
     /// EXPIRED): `24h`, `90m`, `30s`, `500ms`.
-    #[arg(long, env = "ARBITER_PENDING_GAME_TTL", default_value = "24h", value_parser = parse_duration)]
+    #[arg(long, env = "ARBITER_PENDING_GAME_TTL", default_value = "24h", value_parser = parse_duration, global = true)]
     pending_game_ttl: std::time::Duration,
 }
 
@@ -96,6 +128,11 @@ enum Command {
     Token {
         #[command(subcommand)]
         command: TokenCommand,
+    },
+    /// Manage the player-token keys.
+    Key {
+        #[command(subcommand)]
+        command: KeyCommand,
     },
 }
 
@@ -110,6 +147,32 @@ enum TokenCommand {
         #[arg(long, default_value = "")]
         label: String,
     },
+    /// List the role tokens stored in the database (never their secrets).
+    List,
+    /// Revoke a stored role token: running servers refuse it within 5 s.
+    Revoke {
+        /// The token's id (the hex after `arb_`), or the whole token.
+        id: String,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum KeyCommand {
+    /// Create a new key file with one fresh key (refuses an existing file).
+    Generate,
+    /// Add a fresh key that signs new player tokens from the next start;
+    /// older keys still verify the tokens made with them.
+    Rotate,
+    /// Remove a key: every player token made with it stops working.
+    Remove {
+        /// The key id.
+        id: String,
+    },
+    /// List the key ids (the last one signs).
+    List,
+    /// Move the key an earlier release kept in the database into the key
+    /// file and delete it from the database.
+    Migrate,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -147,23 +210,168 @@ fn init_logging(format: LogFormat) {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches)?;
     let args = cli.serve;
     init_logging(args.log_format);
     match cli.command {
-        Some(Command::Token { command: TokenCommand::Issue { role, label } }) => {
-            let (store, _) = arbiter_server::open_storage(&args.database_url).await?;
-            let (token, row) = Authority::issue(role.into(), &label, arbiter_server::table::wall_ms());
-            store.insert_token(&row).await?;
-            store.close().await;
-            println!("{token}");
-            Ok(())
-        }
-        Some(Command::Serve) | None => serve(args).await,
+        Some(Command::Token { command }) => token_command(&args, command).await,
+        Some(Command::Key { command }) => key_command(&args, command).await,
+        Some(Command::Serve) | None => serve(args, &matches).await,
     }
 }
 
-async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+async fn token_command(args: &ServeArgs, command: TokenCommand) -> anyhow::Result<()> {
+    let store = arbiter_server::open_storage(&args.database_url).await?;
+    let outcome = async {
+        match command {
+            TokenCommand::Issue { role, label } => {
+                let (token, row) = Authority::issue(role.into(), &label, arbiter_server::table::wall_ms());
+                store.insert_token(&row).await?;
+                println!("{token}");
+            }
+            TokenCommand::List => {
+                println!("{:<16}  {:<8}  {:<20}  {:<20}  label", "id", "role", "created", "revoked");
+                for t in store.tokens().await? {
+                    let revoked = t.revoked_wall_ms.map_or_else(|| "-".to_string(), utc);
+                    println!(
+                        "{:<16}  {:<8}  {:<20}  {:<20}  {}",
+                        t.id,
+                        t.role,
+                        utc(t.created_wall_ms),
+                        revoked,
+                        t.label
+                    );
+                }
+            }
+            TokenCommand::Revoke { id } => {
+                // The whole token is accepted too; only its id is used.
+                let id = id.strip_prefix("arb_").and_then(|r| r.split('_').next()).unwrap_or(&id).to_string();
+                if store.revoke_token(&id, arbiter_server::table::wall_ms()).await? {
+                    println!(
+                        "revoked {id}: running servers refuse it within {} s",
+                        arbiter_server::auth::ROLE_TOKEN_CACHE_TTL.as_secs()
+                    );
+                } else {
+                    anyhow::bail!("no live token {id} (see `arbiterd token list`)");
+                }
+            }
+        }
+        anyhow::Ok(())
+    }
+    .await;
+    store.close().await;
+    outcome
+}
+
+async fn key_command(args: &ServeArgs, command: KeyCommand) -> anyhow::Result<()> {
+    let path = match &args.player_token_key_file {
+        Some(path) => path.clone(),
+        None => keys::default_key_file(&args.database_url)
+            .context("give the key file with --player-token-key-file")?,
+    };
+    match command {
+        KeyCommand::Generate => {
+            let ring = KeyRing::generate();
+            keys::write_new_private(&path, &ring.to_text())?;
+            println!("created {} with key {}", path.display(), ring.signing().id);
+        }
+        KeyCommand::Rotate => {
+            let mut ring = KeyRing::load(&path)?;
+            let id = ring.rotate();
+            ring.save(&path)?;
+            println!(
+                "key {id} added to {}: it signs new player tokens once the server restarts; older tokens keep \
+                 working until their key is removed",
+                path.display()
+            );
+        }
+        KeyCommand::Remove { id } => {
+            let mut ring = KeyRing::load(&path)?;
+            ring.remove(&id)?;
+            ring.save(&path)?;
+            println!("key {id} removed: its player tokens stop working once the server restarts");
+        }
+        KeyCommand::List => {
+            let ring = KeyRing::load(&path)?;
+            let signing = ring.signing().id.clone();
+            for id in ring.ids() {
+                println!("{id}{}", if id == signing { "  (signs)" } else { "" });
+            }
+        }
+        KeyCommand::Migrate => {
+            let store = arbiter_server::open_storage(&args.database_url).await?;
+            let moved = arbiter_server::migrate_legacy_key(&store, &args.database_url, &path).await;
+            store.close().await;
+            match moved? {
+                Some(_) => println!(
+                    "moved the database's player-token key into {} (key `{}`); give this file to every replica",
+                    path.display(),
+                    keys::LEGACY_KEY_ID
+                ),
+                None => println!("the database holds no player-token key: nothing to move"),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Unix milliseconds as `YYYY-MM-DDTHH:MM:SSZ`.
+fn utc(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil date from days since 1970-01-01 (proleptic Gregorian).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rest / 3600, rest / 60 % 60, rest % 60)
+}
+
+/// The role tokens of the configuration, from the environment, a file or
+/// (with a warning) the command line; weak ones are refused, naming the
+/// flag.
+fn configured_tokens(args: &ServeArgs, matches: &clap::ArgMatches) -> anyhow::Result<Vec<(Role, String)>> {
+    let mut tokens = Vec::new();
+    for (role, value, file, id) in [
+        (Role::Arbiter, &args.arbiter_token, &args.arbiter_token_file, "arbiter_token"),
+        (Role::Service, &args.service_token, &args.service_token_file, "service_token"),
+        (Role::Viewer, &args.viewer_token, &args.viewer_token_file, "viewer_token"),
+    ] {
+        let flag = format!("--{}", id.replace('_', "-"));
+        let env = format!("ARBITER_{}", id.to_ascii_uppercase());
+        let (token, source) = match (value, file) {
+            (Some(t), _) => {
+                if matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine) {
+                    tracing::warn!(
+                        flag,
+                        "a token given on the command line is visible to every local user (ps, /proc); give it \
+                         in {env} or with {flag}-file"
+                    );
+                }
+                (t.trim().to_string(), format!("{flag} ({env})"))
+            }
+            (None, Some(path)) => {
+                let text = keys::read_private(path)?;
+                (text.trim().to_string(), format!("{flag}-file {}", path.display()))
+            }
+            (None, None) => continue,
+        };
+        if let Err(why) = arbiter_server::auth::check_token_strength(&token) {
+            anyhow::bail!("the {} token of {source} is refused: {why}", role.as_str());
+        }
+        tokens.push((role, token));
+    }
+    Ok(tokens)
+}
+
+async fn serve(args: ServeArgs, matches: &clap::ArgMatches) -> anyhow::Result<()> {
+    arbiter_server::check_key_file_given(&args.database_url, args.player_token_key_file.as_deref())?;
     let mut config = Config::new(args.database_url.clone());
     config.max_request_bytes = args.max_request_bytes;
     anyhow::ensure!(
@@ -186,16 +394,12 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         max_watch_streams_per_game: args.max_watch_streams_per_game,
     };
     config.pending_game_ttl = args.pending_game_ttl;
-    for (role, token) in [
-        (Role::Arbiter, &args.arbiter_token),
-        (Role::Service, &args.service_token),
-        (Role::Viewer, &args.viewer_token),
-    ] {
-        if let Some(t) = token {
-            anyhow::ensure!(t.len() >= 16, "the {} token must have at least 16 characters", role.as_str());
-            config.tokens.push((role, t.clone()));
-        }
-    }
+    config.tokens = configured_tokens(&args, matches)?;
+    config.player_token_key_file = args.player_token_key_file.clone();
+    config.auth_throttle = (args.auth_failure_burst > 0).then_some(ThrottlePolicy {
+        burst: args.auth_failure_burst,
+        per_second: args.auth_failures_per_second.max(0.0),
+    });
     if let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) {
         config.tls = Some(TlsFiles {
             cert_pem: std::fs::read(cert).with_context(|| format!("reading {}", cert.display()))?,
@@ -205,20 +409,28 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
 
     // First start: when no token exists anywhere, issue an arbiter and a
     // service token and write them to a file only the owner can read.
-    let (store, _) = arbiter_server::open_storage(&args.database_url).await?;
-    let token_help = if config.tokens.is_empty() && store.token_count().await? == 0 {
+    let store = arbiter_server::open_storage(&args.database_url).await?;
+    let first = async {
+        if !config.tokens.is_empty() || store.token_count().await? != 0 {
+            return anyhow::Ok("issue a token with `arbiterd token issue --role arbiter`".to_string());
+        }
         let mut text = String::from("# Tokens issued at first start. Keep this file secret.\n");
+        let mut rows = Vec::new();
         for role in [Role::Arbiter, Role::Service] {
             let (token, row) = Authority::issue(role, "first start", arbiter_server::table::wall_ms());
-            store.insert_token(&row).await?;
+            rows.push(row);
             text.push_str(&format!("{}={token}\n", role.as_str()));
         }
-        write_private(&args.token_file, &text)?;
-        format!("first-start tokens written to {}", args.token_file.display())
-    } else {
-        "issue a token with `arbiterd token issue --role arbiter`".to_string()
-    };
+        // The file first: tokens stored but written nowhere would be lost.
+        write_token_file(&args.token_file, &text)?;
+        for row in &rows {
+            store.insert_token(row).await?;
+        }
+        Ok(format!("first-start tokens written to {}", args.token_file.display()))
+    }
+    .await;
     store.close().await;
+    let token_help = first?;
 
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
@@ -231,25 +443,22 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         let metrics = tokio::net::TcpListener::bind(&args.metrics_listen)
             .await
             .with_context(|| format!("cannot listen on {} for metrics", args.metrics_listen))?;
-        println!("metrics: http://{}/metrics", metrics.local_addr()?);
+        let addr = metrics.local_addr()?;
+        if !addr.ip().is_loopback() {
+            tracing::warn!(%addr, "metrics are served without authentication on a non-loopback address");
+        }
+        println!("metrics: http://{addr}/metrics");
         tokio::spawn(arbiter_server::serve_metrics(metrics));
     }
     arbiter_server::run(listener, config, shutdown_signal()).await?;
     Ok(())
 }
 
-fn write_private(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
-    use std::io::Write;
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let mut f = options.open(path).with_context(|| format!("cannot write {}", path.display()))?;
-    f.write_all(text.as_bytes())?;
-    Ok(())
+/// Writes the first-start token file: a new file (`O_EXCL`, mode 0600)
+/// renamed into place, so an existing file, whatever its mode, is replaced
+/// by a private one, and a symbolic link is refused, never written through.
+fn write_token_file(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
+    keys::replace_private(path, text).with_context(|| format!("cannot write {}", path.display()))
 }
 
 async fn shutdown_signal() {

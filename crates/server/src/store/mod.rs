@@ -292,6 +292,8 @@ pub struct TokenRow {
     pub role: String,
     pub label: String,
     pub created_wall_ms: i64,
+    /// When it was revoked (Unix ms); a revoked token never authenticates.
+    pub revoked_wall_ms: Option<i64>,
 }
 
 /// What can go wrong in storage.
@@ -432,8 +434,21 @@ pub trait EventStore: Send + Sync {
     fn insert_token(&self, token: &TokenRow) -> impl Future<Output = Result<(), StoreError>> + Send;
     /// The role token with this id.
     fn token(&self, id: &str) -> impl Future<Output = Result<Option<TokenRow>, StoreError>> + Send;
-    /// Number of role tokens stored.
+    /// Number of role tokens stored (revoked ones too).
     fn token_count(&self) -> impl Future<Output = Result<u64, StoreError>> + Send;
+    /// Every role token (revoked ones too), oldest first.
+    fn tokens(&self) -> impl Future<Output = Result<Vec<TokenRow>, StoreError>> + Send;
+    /// Revokes role token `id` at `now_wall_ms`; `false` if there is no
+    /// such token or it was already revoked (then nothing changes).
+    fn revoke_token(
+        &self,
+        id: &str,
+        now_wall_ms: i64,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    /// A value of the `meta` table, if set.
+    fn meta_get(&self, key: &str) -> impl Future<Output = Result<Option<String>, StoreError>> + Send;
+    /// Deletes a value of the `meta` table (nothing if absent).
+    fn meta_delete(&self, key: &str) -> impl Future<Output = Result<(), StoreError>> + Send;
     /// A value of the `meta` table (server key...), inserting `default` if
     /// absent, atomically (every replica gets the same value).
     fn meta_get_or_insert(
@@ -753,6 +768,46 @@ impl EventStore for Storage {
             match self {
                 Storage::Sqlite(store) => store.token_count().await,
                 Storage::Postgres(store) => store.token_count().await,
+            }
+        })
+        .await
+    }
+
+    async fn tokens(&self) -> Result<Vec<TokenRow>, StoreError> {
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.tokens().await,
+                Storage::Postgres(store) => store.tokens().await,
+            }
+        })
+        .await
+    }
+
+    async fn revoke_token(&self, id: &str, now_wall_ms: i64) -> Result<bool, StoreError> {
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.revoke_token(id, now_wall_ms).await,
+                Storage::Postgres(store) => store.revoke_token(id, now_wall_ms).await,
+            }
+        })
+        .await
+    }
+
+    async fn meta_get(&self, key: &str) -> Result<Option<String>, StoreError> {
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.meta_get(key).await,
+                Storage::Postgres(store) => store.meta_get(key).await,
+            }
+        })
+        .await
+    }
+
+    async fn meta_delete(&self, key: &str) -> Result<(), StoreError> {
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.meta_delete(key).await,
+                Storage::Postgres(store) => store.meta_delete(key).await,
             }
         })
         .await

@@ -639,7 +639,9 @@ impl EventStore for PostgresStore {
 
     async fn token(&self, id: &str) -> Result<Option<TokenRow>, StoreError> {
         let row =
-            sqlx::query("SELECT id, secret_sha256, role, label, created_wall_ms FROM tokens WHERE id = $1")
+            sqlx::query(
+                "SELECT id, secret_sha256, role, label, created_wall_ms, revoked_wall_ms FROM tokens WHERE id = $1",
+            )
                 .bind(id)
                 .fetch_optional(&self.inner.pool)
                 .await
@@ -653,6 +655,45 @@ impl EventStore for PostgresStore {
             .await
             .map_err(classify)?;
         u64::try_from(count).map_err(|e| StoreError::Unavailable(format!("token count {count}: {e}")))
+    }
+
+    async fn tokens(&self) -> Result<Vec<TokenRow>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT id, secret_sha256, role, label, created_wall_ms, revoked_wall_ms FROM tokens \
+             ORDER BY created_wall_ms, id",
+        )
+        .fetch_all(&self.inner.pool)
+        .await
+        .map_err(classify)?;
+        rows.iter().map(token_from_row).collect::<Result<_, _>>().map_err(unavailable)
+    }
+
+    async fn revoke_token(&self, id: &str, now_wall_ms: i64) -> Result<bool, StoreError> {
+        let done =
+            sqlx::query("UPDATE tokens SET revoked_wall_ms = $2 WHERE id = $1 AND revoked_wall_ms IS NULL")
+                .bind(id)
+                .bind(now_wall_ms)
+                .execute(&self.inner.pool)
+                .await
+                .map_err(classify)?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    async fn meta_get(&self, key: &str) -> Result<Option<String>, StoreError> {
+        sqlx::query_scalar("SELECT value FROM meta WHERE key = $1")
+            .bind(key)
+            .fetch_optional(&self.inner.pool)
+            .await
+            .map_err(classify)
+    }
+
+    async fn meta_delete(&self, key: &str) -> Result<(), StoreError> {
+        sqlx::query("DELETE FROM meta WHERE key = $1")
+            .bind(key)
+            .execute(&self.inner.pool)
+            .await
+            .map_err(classify)?;
+        Ok(())
     }
 
     async fn meta_get_or_insert(&self, key: &str, default: &str) -> Result<String, StoreError> {
@@ -1151,6 +1192,7 @@ fn token_from_row(row: &PgRow) -> Result<TokenRow, sqlx::Error> {
         role: row.try_get(2)?,
         label: row.try_get(3)?,
         created_wall_ms: row.try_get(4)?,
+        revoked_wall_ms: row.try_get(5)?,
     })
 }
 

@@ -451,7 +451,9 @@ impl EventStore for SqliteStore {
 
     async fn token(&self, id: &str) -> Result<Option<TokenRow>, StoreError> {
         let row =
-            sqlx::query("SELECT id, secret_sha256, role, label, created_wall_ms FROM tokens WHERE id = ?1")
+            sqlx::query(
+                "SELECT id, secret_sha256, role, label, created_wall_ms, revoked_wall_ms FROM tokens WHERE id = ?1",
+            )
                 .bind(id)
                 .fetch_optional(&self.inner.read)
                 .await
@@ -465,6 +467,34 @@ impl EventStore for SqliteStore {
             .await
             .map_err(unavailable)?;
         u64::try_from(count).map_err(|e| StoreError::Unavailable(format!("token count {count}: {e}")))
+    }
+
+    async fn tokens(&self) -> Result<Vec<TokenRow>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT id, secret_sha256, role, label, created_wall_ms, revoked_wall_ms FROM tokens \
+             ORDER BY created_wall_ms, id",
+        )
+        .fetch_all(&self.inner.read)
+        .await
+        .map_err(unavailable)?;
+        rows.iter().map(token_from_row).collect::<Result<_, _>>().map_err(unavailable)
+    }
+
+    async fn revoke_token(&self, id: &str, now_wall_ms: i64) -> Result<bool, StoreError> {
+        let work = Work::RevokeToken { id: id.to_owned(), now_wall_ms };
+        Ok(self.submit(work, Reply::Text).await? == "revoked")
+    }
+
+    async fn meta_get(&self, key: &str) -> Result<Option<String>, StoreError> {
+        sqlx::query_scalar("SELECT value FROM meta WHERE key = ?1")
+            .bind(key)
+            .fetch_optional(&self.inner.read)
+            .await
+            .map_err(unavailable)
+    }
+
+    async fn meta_delete(&self, key: &str) -> Result<(), StoreError> {
+        self.submit(Work::MetaDelete(key.to_owned()), Reply::Unit).await
     }
 
     async fn meta_get_or_insert(&self, key: &str, default: &str) -> Result<String, StoreError> {
@@ -554,14 +584,10 @@ enum Work {
         view: StoredView,
     },
     InsertToken(TokenRow),
-    Meta {
-        key: String,
-        default: String,
-    },
-    Heartbeat {
-        replica_id: String,
-        now_wall_ms: i64,
-    },
+    RevokeToken { id: String, now_wall_ms: i64 },
+    Meta { key: String, default: String },
+    MetaDelete(String),
+    Heartbeat { replica_id: String, now_wall_ms: i64 },
 }
 
 /// Where a job's answer goes. Every job produces a `String` internally (the
@@ -807,7 +833,16 @@ async fn apply(conn: &mut SqliteConnection, work: &Work) -> Result<String, Store
             apply_put_view(conn, game_id, *last_seq, view).await.map(|()| String::new())
         }
         Work::InsertToken(token) => apply_insert_token(conn, token).await.map(|()| String::new()),
+        Work::RevokeToken { id, now_wall_ms } => apply_revoke_token(conn, id, *now_wall_ms).await,
         Work::Meta { key, default } => apply_meta(conn, key, default).await,
+        Work::MetaDelete(key) => {
+            sqlx::query("DELETE FROM meta WHERE key = ?1")
+                .bind(key)
+                .execute(&mut *conn)
+                .await
+                .map_err(classify)?;
+            Ok(String::new())
+        }
         Work::Heartbeat { replica_id, now_wall_ms } => {
             apply_heartbeat(conn, replica_id, *now_wall_ms).await.map(|()| String::new())
         }
@@ -1200,6 +1235,22 @@ async fn apply_insert_token(conn: &mut SqliteConnection, token: &TokenRow) -> Re
     }
 }
 
+/// Revokes a live token: "revoked", or "" if there is none to revoke.
+async fn apply_revoke_token(
+    conn: &mut SqliteConnection,
+    id: &str,
+    now_wall_ms: i64,
+) -> Result<String, StoreError> {
+    let done =
+        sqlx::query("UPDATE tokens SET revoked_wall_ms = ?2 WHERE id = ?1 AND revoked_wall_ms IS NULL")
+            .bind(id)
+            .bind(now_wall_ms)
+            .execute(&mut *conn)
+            .await
+            .map_err(classify)?;
+    Ok(if done.rows_affected() == 1 { "revoked".to_owned() } else { String::new() })
+}
+
 async fn apply_meta(conn: &mut SqliteConnection, key: &str, default: &str) -> Result<String, StoreError> {
     // Both statements run in the writer's transaction, so concurrent callers
     // (and other processes, which wait for the write lock) all read the value
@@ -1299,5 +1350,6 @@ fn token_from_row(row: &SqliteRow) -> Result<TokenRow, sqlx::Error> {
         role: row.try_get(2)?,
         label: row.try_get(3)?,
         created_wall_ms: row.try_get(4)?,
+        revoked_wall_ms: row.try_get(5)?,
     })
 }
