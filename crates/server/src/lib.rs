@@ -10,6 +10,7 @@
 
 pub mod api;
 pub mod auth;
+pub mod connections;
 pub mod error;
 pub mod event_log;
 pub mod hall;
@@ -26,15 +27,15 @@ use std::time::Duration;
 
 use arbiter_proto::v1::arbiter_service_server::ArbiterServiceServer;
 use tokio::net::TcpListener;
-use tokio_stream::wrappers::TcpListenerStream;
 use tokio_util::sync::CancellationToken;
-use tonic::transport::{Identity, Server, ServerTlsConfig};
+use tonic::transport::Server;
 
 use crate::auth::{Authority, Role};
 use crate::hall::Hall;
 use crate::service::Arbiter;
 use crate::store::{EventStore, Storage};
 
+pub use crate::connections::ConnectionLimits;
 pub use crate::telemetry::{metrics_text, serve_metrics};
 
 /// How the service runs. [`Config::new`] gives the defaults for a database.
@@ -52,6 +53,14 @@ pub struct Config {
     pub max_request_bytes: usize,
     /// Concurrent HTTP/2 streams per connection.
     pub max_streams_per_connection: u32,
+    /// Connections open at once, and the time a new one has to finish its
+    /// TLS handshake and send the HTTP/2 preface (see [`connections`]).
+    pub connections: ConnectionLimits,
+    /// An HTTP/2 PING is sent on a connection quiet for this long...
+    pub http2_keepalive_interval: Duration,
+    /// ...and the connection is closed if the PING is not answered within
+    /// this.
+    pub http2_keepalive_timeout: Duration,
 }
 
 /// A certificate chain and its private key, PEM.
@@ -70,6 +79,9 @@ impl Config {
             heartbeat: Duration::from_secs(5),
             max_request_bytes: 64 * 1024,
             max_streams_per_connection: 1024,
+            connections: ConnectionLimits::GRPC_DEFAULT,
+            http2_keepalive_interval: Duration::from_secs(30),
+            http2_keepalive_timeout: Duration::from_secs(20),
         }
     }
 }
@@ -80,7 +92,7 @@ pub enum ServerError {
     #[error("storage: {0}")]
     Storage(#[from] store::StoreError),
     #[error("TLS: {0}")]
-    Tls(String),
+    Tls(#[from] connections::TlsConfigError),
     #[error("gRPC transport: {0}")]
     Transport(#[from] tonic::transport::Error),
     #[error("reflection: {0}")]
@@ -156,22 +168,6 @@ async fn replica_duties(
     }
 }
 
-/// The accepted connections, with Nagle's algorithm off: an answer is one
-/// small write, and holding it back until the client's delayed ACK arrives
-/// adds 40 ms to a call on a quiet connection.
-fn incoming(
-    listener: TcpListener,
-) -> impl tokio_stream::Stream<Item = std::io::Result<tokio::net::TcpStream>> {
-    use tokio_stream::StreamExt;
-    TcpListenerStream::new(listener).map(|accepted| {
-        let stream = accepted?;
-        if let Err(e) = stream.set_nodelay(true) {
-            tracing::debug!(error = %e, "cannot set TCP_NODELAY");
-        }
-        Ok(stream)
-    })
-}
-
 /// Opens storage and makes sure the player-token key exists.
 ///
 /// # Errors
@@ -194,6 +190,27 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ServerError> {
     telemetry::install_recorder();
+    // Checked before anything else: a bad certificate is a configuration
+    // error to report at once, not after loading every game.
+    let tls = match &config.tls {
+        Some(files) => Some(connections::tls_acceptor(&files.cert_pem, &files.key_pem)?),
+        None => None,
+    };
+    let mut limits = config.connections;
+    let file_limit = connections::open_file_limit();
+    if let Some(fitted) = connections::fit_under(
+        file_limit,
+        limits.max_connections,
+        ConnectionLimits::METRICS_DEFAULT.max_connections,
+    ) {
+        tracing::warn!(
+            configured = limits.max_connections,
+            applied = fitted,
+            open_file_limit = file_limit,
+            "the connection cap does not fit under the open-file limit (ulimit -n, LimitNOFILE): lowered"
+        );
+        limits.max_connections = fitted;
+    }
     let (store, key) = open_storage(&config.database_url).await?;
     let auth = Arc::new(Authority::new(&key, &config.tokens, store.clone()));
     let replica = format!("r{}", uuid::Uuid::new_v4().simple());
@@ -273,14 +290,9 @@ pub async fn run(
     let mut builder = Server::builder()
         .layer(tower::util::MapResponseLayer::new(error::explain_transport_response))
         .max_concurrent_streams(config.max_streams_per_connection)
-        .http2_keepalive_interval(Some(Duration::from_secs(30)))
-        .http2_keepalive_timeout(Some(Duration::from_secs(20)));
-    if let Some(tls) = &config.tls {
-        let identity = Identity::from_pem(&tls.cert_pem, &tls.key_pem);
-        builder = builder
-            .tls_config(ServerTlsConfig::new().identity(identity))
-            .map_err(|e| ServerError::Tls(e.to_string()))?;
-    }
+        // After the preface, a peer that stops answering PINGs is dropped.
+        .http2_keepalive_interval(Some(config.http2_keepalive_interval))
+        .http2_keepalive_timeout(Some(config.http2_keepalive_timeout));
     let signal = {
         let health = health.clone();
         let stop = stop.clone();
@@ -298,7 +310,7 @@ pub async fn run(
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_service(api)
-        .serve_with_incoming_shutdown(incoming(listener), signal)
+        .serve_with_incoming_shutdown(connections::grpc_incoming(listener, limits, tls, stop.clone()), signal)
         .await;
     background.cancel();
     // The last moment this replica was alive, for the next start.

@@ -4,6 +4,7 @@
 mod crash;
 mod faults;
 mod fuzz;
+mod hostile;
 mod replicas;
 mod soak;
 

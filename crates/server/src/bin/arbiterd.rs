@@ -4,11 +4,12 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::Context;
 use arbiter_server::auth::{Authority, Role};
 use arbiter_server::store::EventStore;
-use arbiter_server::{Config, TlsFiles};
+use arbiter_server::{Config, ConnectionLimits, TlsFiles};
 use clap::{Parser, Subcommand, ValueEnum};
 
 /// The Arbiter service: chess games under the FIDE Laws of Chess, over gRPC.
@@ -56,6 +57,48 @@ struct ServeArgs {
     /// Largest request accepted, in bytes.
     #[arg(long, env = "ARBITER_MAX_REQUEST_BYTES", default_value_t = 65536)]
     max_request_bytes: usize,
+    /// gRPC connections open at once; more are closed as soon as accepted
+    /// (lowered at start if it does not fit under the open-file limit).
+    #[arg(long, env = "ARBITER_MAX_CONNECTIONS", default_value_t = ConnectionLimits::GRPC_DEFAULT.max_connections,
+          value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize))]
+    max_connections: usize,
+    /// Metrics connections open at once.
+    #[arg(long, env = "ARBITER_METRICS_MAX_CONNECTIONS",
+          default_value_t = ConnectionLimits::METRICS_DEFAULT.max_connections,
+          value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize))]
+    metrics_max_connections: usize,
+    /// Time a new connection has to finish its TLS handshake and send the
+    /// HTTP/2 preface (on the metrics port: its request head), e.g. `10s`,
+    /// `500ms`.
+    #[arg(long, env = "ARBITER_HANDSHAKE_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
+    handshake_timeout: Duration,
+    /// An HTTP/2 PING goes to a connection quiet for this long...
+    #[arg(long, env = "ARBITER_HTTP2_KEEPALIVE_INTERVAL", default_value = "30s", value_parser = parse_duration)]
+    http2_keepalive_interval: Duration,
+    /// ...which is closed if the PING is not answered within this.
+    #[arg(long, env = "ARBITER_HTTP2_KEEPALIVE_TIMEOUT", default_value = "20s", value_parser = parse_duration)]
+    http2_keepalive_timeout: Duration,
+}
+
+/// A duration flag: a number with `ms`, `s` or `m` (a bare number is
+/// seconds); more than zero.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let (number, unit_ms) = if let Some(n) = text.strip_suffix("ms") {
+        (n, 1.0)
+    } else if let Some(n) = text.strip_suffix('s') {
+        (n, 1000.0)
+    } else if let Some(n) = text.strip_suffix('m') {
+        (n, 60_000.0)
+    } else {
+        (text, 1000.0)
+    };
+    let value: f64 =
+        number.trim().parse().map_err(|_| format!("`{text}` is not a duration such as 10s or 500ms"))?;
+    if !value.is_finite() || value <= 0.0 || value * unit_ms > 86_400_000.0 {
+        return Err(format!("`{text}`: a duration must be more than 0 and at most a day"));
+    }
+    Ok(Duration::from_secs_f64(value * unit_ms / 1000.0))
 }
 
 #[derive(Subcommand, Debug)]
@@ -136,6 +179,10 @@ async fn main() -> anyhow::Result<()> {
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let mut config = Config::new(args.database_url.clone());
     config.max_request_bytes = args.max_request_bytes;
+    config.connections =
+        ConnectionLimits { max_connections: args.max_connections, handshake_timeout: args.handshake_timeout };
+    config.http2_keepalive_interval = args.http2_keepalive_interval;
+    config.http2_keepalive_timeout = args.http2_keepalive_timeout;
     for (role, token) in [
         (Role::Arbiter, &args.arbiter_token),
         (Role::Service, &args.service_token),
@@ -182,7 +229,11 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             .await
             .with_context(|| format!("cannot listen on {} for metrics", args.metrics_listen))?;
         println!("metrics: http://{}/metrics", metrics.local_addr()?);
-        tokio::spawn(arbiter_server::serve_metrics(metrics));
+        let limits = ConnectionLimits {
+            max_connections: args.metrics_max_connections,
+            handshake_timeout: args.handshake_timeout,
+        };
+        tokio::spawn(arbiter_server::serve_metrics(metrics, limits));
     }
     arbiter_server::run(listener, config, shutdown_signal()).await?;
     Ok(())
@@ -220,5 +271,22 @@ async fn shutdown_signal() {
     tokio::select! {
         () = ctrl_c => {},
         () = term => {},
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_duration;
+    use std::time::Duration;
+
+    #[test]
+    fn durations_take_a_unit_or_mean_seconds() {
+        assert_eq!(parse_duration("10s"), Ok(Duration::from_secs(10)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("1.5"), Ok(Duration::from_millis(1500)));
+        for bad in ["", "0s", "-1s", "ten", "NaNs", "2d", "1e9s"] {
+            assert!(parse_duration(bad).is_err(), "{bad} was accepted");
+        }
     }
 }
