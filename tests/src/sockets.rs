@@ -64,7 +64,8 @@ pub fn metric(text: &str, name: &str, labels: &[&str]) -> f64 {
             (metric == name && labels.iter().all(|want| rest.contains(want)))
                 .then(|| value.parse::<f64>().ok())?
         })
-        .sum()
+        // From +0: the sum of no samples is 0, not -0.
+        .fold(0.0, |sum, v| sum + v)
 }
 
 /// [`metric`] from this process's recorder (tests run the server in

@@ -4,12 +4,12 @@
 //! adding its lines to the report:
 //!
 //! - [`idle_connections`]: a crowd of connections that send nothing (or
-//!   half an HTTP/2 preface, or half a TLS ClientHello) is held open while
+//!   half an HTTP/2 preface) is held open while
 //!   games are played; as the daemon closes them at its handshake deadline,
 //!   the crowd opens new ones, as an attacker would, so the crowd stays at
 //!   full size. Two rules: the move latency p99 with the crowd is within
-//!   20% of the p99 without it in the same run (see [`LATENCY_RATIO`] and
-//!   [`LATENCY_SLACK`]), and every idle connection is closed within the
+//!   20% of the p99 without it in the same run, judged pair of rounds by
+//!   pair of rounds, the majority deciding (see [`LATENCY_RATIO`]), and every idle connection is closed within the
 //!   configured timeout (see [`CLOSE_SLACK`]), none before it (a close
 //!   before the deadline would be a refusal: the crowd is under the cap).
 //! - A creation flood: to be added as a part of its own (see [`run`]).
@@ -28,16 +28,15 @@ use tokio::sync::watch;
 
 use super::play::{self, Endpoints, Ledger, Load, LoadOptions, quantile};
 use crate::daemon::Daemon;
-use crate::sockets::{self, Ending, HALF_CLIENT_HELLO, HALF_PREFACE};
+use crate::sockets::{self, Ending, HALF_PREFACE};
 
 /// The crowd may raise the move latency p99 by this ratio at most...
 pub const LATENCY_RATIO: f64 = 1.20;
-/// ...plus this: p99s of a few milliseconds on loopback move by more than
-/// 20% between two rounds of the very same load (a scheduler tick, a
-/// SQLite checkpoint, another process on a small machine), so a pure
-/// ratio would measure the machine's noise, not the crowd's cost. The
-/// crowd costing ~1 ms on every move would still fail.
-pub const LATENCY_SLACK: Duration = Duration::from_millis(2);
+/// ...plus [`Options::latency_slack`]: p99s of a few milliseconds on
+/// loopback move by more than 20% between two rounds of the very same load
+/// (a scheduler tick, an fsync of SQLite's commit, another process on a
+/// small machine), so a pure ratio would measure the machine's noise, not
+/// the crowd's cost.
 /// An idle connection is closed within the timeout plus this (the
 /// daemon's timers, the client seeing the close, both on a busy machine).
 pub const CLOSE_SLACK: Duration = Duration::from_secs(1);
@@ -66,26 +65,33 @@ pub struct Options {
     /// How long each round plays; a warm-up round of this length comes
     /// first and is not measured.
     pub round: Duration,
+    /// Added to the allowed crowded p99 (see [`LATENCY_RATIO`]).
+    pub latency_slack: Duration,
     pub seed: u64,
 }
 
 impl Options {
-    /// The CI form: 200 idle connections, a 2 s deadline, 2 pairs of 4 s
-    /// rounds (some 30 s).
+    /// The CI form: 200 idle connections, a 2 s deadline, 3 pairs of 3 s
+    /// rounds (some 30 s). Its p99s rest on ~2,000 moves a side, the 20
+    /// slowest: on a shared CI machine one stall of the disk or the
+    /// scheduler moves them by several milliseconds, hence a wider slack
+    /// (5 ms) than the long form's.
     pub fn short() -> Options {
         Options {
-            games: 16,
+            games: 24,
             interval: Duration::from_millis(100),
             idle_connections: 200,
             handshake_timeout: Duration::from_secs(2),
-            rounds: 2,
-            round: Duration::from_secs(4),
+            rounds: 3,
+            round: Duration::from_secs(3),
+            latency_slack: Duration::from_millis(5),
             seed: 0x4057_11e0,
         }
     }
 
     /// The long form: 2,000 idle connections and the default 10 s
-    /// deadline, 4 pairs of 30 s rounds (some 6 minutes).
+    /// deadline, 4 pairs of 30 s rounds (some 6 minutes; ~38,000 moves a
+    /// side), 2 ms of slack.
     pub fn long() -> Options {
         Options {
             games: 32,
@@ -93,6 +99,7 @@ impl Options {
             handshake_timeout: Duration::from_secs(10),
             rounds: 4,
             round: Duration::from_secs(30),
+            latency_slack: Duration::from_millis(2),
             ..Options::short()
         }
     }
@@ -103,9 +110,12 @@ impl Options {
 pub struct IdleReport {
     pub connections: usize,
     pub timeout: Duration,
+    pub latency_slack: Duration,
     /// Move latencies (µs, sorted) without and with the crowd.
     pub quiet_us: Vec<u32>,
     pub crowded_us: Vec<u32>,
+    /// Each pair of rounds: the p99 without the crowd and with it (µs).
+    pub pairs: Vec<(u32, u32)>,
     /// How long each idle connection lived before the daemon closed it.
     pub lifetimes: Vec<Duration>,
     /// Idle connections still open at the timeout plus the slack.
@@ -164,8 +174,17 @@ impl fmt::Display for Report {
             q(&idle.crowded_us, 0.5),
             q(&idle.crowded_us, 0.99),
             q(&idle.crowded_us, 1.0),
-            LATENCY_SLACK.as_millis(),
-            latency_limit_us(&idle.quiet_us) / 1000.0
+            idle.latency_slack.as_millis(),
+            latency_limit_us(idle, quantile(&idle.quiet_us, 0.99)) / 1000.0
+        )?;
+        let pairs: Vec<String> =
+            idle.pairs.iter().map(|(q, c)| format!("{:.2}/{:.2}", ms(*q), ms(*c))).collect();
+        writeln!(
+            f,
+            "    p99 without/with them by pair of rounds (ms): {}; {} of {} pairs over the limit",
+            pairs.join(", "),
+            pairs_over(idle),
+            idle.pairs.len()
         )?;
         let mut lifetimes = idle.lifetimes.clone();
         lifetimes.sort_unstable();
@@ -191,9 +210,14 @@ impl fmt::Display for Report {
     }
 }
 
-/// The highest crowded p99 the rule accepts, in µs.
-fn latency_limit_us(quiet_us: &[u32]) -> f64 {
-    f64::from(quantile(quiet_us, 0.99)) * LATENCY_RATIO + LATENCY_SLACK.as_micros() as f64
+/// The highest crowded p99 the rule accepts beside a quiet p99, in µs.
+fn latency_limit_us(idle: &IdleReport, quiet_p99_us: u32) -> f64 {
+    f64::from(quiet_p99_us) * LATENCY_RATIO + idle.latency_slack.as_micros() as f64
+}
+
+/// The pairs of rounds whose crowded p99 is over the limit.
+fn pairs_over(idle: &IdleReport) -> usize {
+    idle.pairs.iter().filter(|(quiet, crowded)| f64::from(*crowded) > latency_limit_us(idle, *quiet)).count()
 }
 
 /// Runs the scenario: one daemon, then each part in turn.
@@ -254,6 +278,7 @@ pub async fn idle_connections(options: &Options, daemon: &Daemon, ledger: &mut L
     let idle = &mut report.idle;
     idle.connections = options.idle_connections;
     idle.timeout = options.handshake_timeout;
+    idle.latency_slack = options.latency_slack;
     let load_options = LoadOptions {
         games: options.games,
         time_control: "15+10".into(),
@@ -295,20 +320,29 @@ pub async fn idle_connections(options: &Options, daemon: &Daemon, ledger: &mut L
     let mut overdue = 0;
     let mut crowd_failures = Vec::new();
     for pair in 0..options.rounds {
+        let (mut quiet_p99, mut crowded_p99) = (0, 0);
         for crowded in if pair % 2 == 0 { [false, true] } else { [true, false] } {
+            let mut round = Vec::new();
             if !crowded {
-                play_round(None, Some(&mut idle.quiet_us)).await;
+                play_round(None, Some(&mut round)).await;
+                round.sort_unstable();
+                quiet_p99 = quantile(&round, 0.99);
+                idle.quiet_us.extend(round);
                 continue;
             }
             let crowd = Crowd::start(daemon.addr, options.idle_connections, options.handshake_timeout);
             if let Err(e) = crowd.wait_full(options.handshake_timeout * 3).await {
                 crowd_failures.push(e);
             }
-            fewest_open = fewest_open.min(play_round(Some(&crowd), Some(&mut idle.crowded_us)).await);
+            fewest_open = fewest_open.min(play_round(Some(&crowd), Some(&mut round)).await);
+            round.sort_unstable();
+            crowded_p99 = quantile(&round, 0.99);
+            idle.crowded_us.extend(round);
             let seen = crowd.stop().await;
             lifetimes.extend(seen.lifetimes);
             overdue += seen.overdue;
         }
+        idle.pairs.push((quiet_p99, crowded_p99));
     }
     failures.extend(crowd_failures);
     idle.quiet_us.sort_unstable();
@@ -337,14 +371,20 @@ fn check_idle(idle: &IdleReport, failures: &mut Vec<String>) {
             idle.crowded_us.len()
         ));
     }
-    let (quiet, crowded) = (quantile(&idle.quiet_us, 0.99), quantile(&idle.crowded_us, 0.99));
-    let limit = latency_limit_us(&idle.quiet_us);
-    if f64::from(crowded) > limit {
+    // Each pair of rounds is judged on its own and the majority decides: a
+    // stall of the machine (a slow fsync, another process) lands in one
+    // round and, with a few thousand moves a side, can set that round's
+    // p99 on its own; a cost of the crowd is in every crowded round.
+    let over = pairs_over(idle);
+    if over * 2 > idle.pairs.len() {
+        let (quiet, crowded) = (quantile(&idle.quiet_us, 0.99), quantile(&idle.crowded_us, 0.99));
         failures.push(format!(
-            "the idle connections slowed the games: move p99 {:.2} ms with them, {:.2} ms without (limit {:.2} ms)",
+            "the idle connections slowed the games: in {over} of {} pairs of rounds the move p99 with them exceeded \
+             the p99 without x {LATENCY_RATIO} + {} ms (over all rounds: {:.2} ms with, {:.2} ms without)",
+            idle.pairs.len(),
+            idle.latency_slack.as_millis(),
             ms(crowded),
-            ms(quiet),
-            limit / 1000.0
+            ms(quiet)
         ));
     }
     // A member the daemon just closed is open again a moment later; at
@@ -394,9 +434,10 @@ fn check_idle(idle: &IdleReport, failures: &mut Vec<String>) {
 }
 
 /// Connections that say nothing, each replaced by a new one as soon as the
-/// daemon closes it. A third send nothing at all, a third half the HTTP/2
-/// preface, a third half a TLS ClientHello (junk to a plain-text port, but
-/// fewer bytes than a preface).
+/// daemon closes it. Half send nothing at all, half send half the HTTP/2
+/// preface. (Bytes that are not a preface, such as a ClientHello to this
+/// plain-text port, are refused at once by the HTTP/2 layer: that is a
+/// connection flood, not an idle crowd.)
 struct Crowd {
     open: Arc<AtomicUsize>,
     stop: watch::Sender<bool>,
@@ -420,11 +461,7 @@ impl Crowd {
         let members = (0..size)
             .map(|i| {
                 let (open, mut stopped) = (open.clone(), stopped.clone());
-                let first: &'static [u8] = match i % 3 {
-                    0 => b"",
-                    1 => HALF_PREFACE,
-                    _ => HALF_CLIENT_HELLO,
-                };
+                let first: &'static [u8] = if i % 2 == 0 { b"" } else { HALF_PREFACE };
                 let stagger = timeout.mul_f64(i as f64 / size as f64);
                 tokio::spawn(async move {
                     let mut seen = Seen::default();

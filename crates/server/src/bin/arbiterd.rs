@@ -10,6 +10,7 @@ use anyhow::Context;
 use arbiter_server::auth::{Authority, Role};
 use arbiter_server::store::EventStore;
 use arbiter_server::{Config, ConnectionLimits, TlsFiles};
+use clap::builder::TypedValueParser as _;
 use clap::{Parser, Subcommand, ValueEnum};
 
 /// The Arbiter service: chess games under the FIDE Laws of Chess, over gRPC.
