@@ -9,15 +9,16 @@
 //! cargo run --release -p arbiter-e2e --example reliability -- faults     # PostgreSQL cut off, disk full
 //! cargo run --release -p arbiter-e2e --example reliability -- fuzz       # 10 minutes of malformed requests
 //! cargo run --release -p arbiter-e2e --example reliability -- soak       # 30 minutes of steady load
+//! cargo run --release -p arbiter-e2e --example reliability -- hostile    # 2,000 idle connections beside games
 //! cargo run --release -p arbiter-e2e --example reliability -- all
-//! # Knobs: --games N --seed N --seconds N (fuzz, soak) --kills N (crash)
-//! #        --cycles N (faults) --workers N (fuzz) --short (the CI form)
+//! # Knobs: --games N --seed N --seconds N (fuzz, soak; hostile: per round) --kills N (crash)
+//! #        --cycles N (faults) --workers N (fuzz) --connections N (hostile) --short (the CI form)
 //! ```
 
-use arbiter_e2e::reliability::{crash, faults, fuzz, replicas, soak};
+use arbiter_e2e::reliability::{crash, faults, fuzz, hostile, replicas, soak};
 
-const USAGE: &str = "usage: reliability crash|replicas|faults|fuzz|soak|all [--short] [--games N] [--seed N] \
-                     [--seconds N] [--kills N] [--cycles N] [--workers N]";
+const USAGE: &str = "usage: reliability crash|replicas|faults|fuzz|soak|hostile|all [--short] [--games N] \
+                     [--seed N] [--seconds N] [--kills N] [--cycles N] [--workers N] [--connections N]";
 
 /// The knobs given on the command line.
 #[derive(Default)]
@@ -29,6 +30,7 @@ struct Knobs {
     kills: Option<usize>,
     cycles: Option<usize>,
     workers: Option<usize>,
+    connections: Option<usize>,
 }
 
 fn parse(argv: &[String]) -> Result<(Vec<String>, Knobs), String> {
@@ -58,6 +60,7 @@ fn parse(argv: &[String]) -> Result<(Vec<String>, Knobs), String> {
             "--kills" => knobs.kills = Some(value as usize),
             "--cycles" => knobs.cycles = Some(value as usize),
             "--workers" => knobs.workers = Some(value as usize),
+            "--connections" => knobs.connections = Some(value as usize),
             other => return Err(format!("unknown option {other}")),
         }
         i += 2;
@@ -66,7 +69,7 @@ fn parse(argv: &[String]) -> Result<(Vec<String>, Knobs), String> {
         return Err("name a scenario".into());
     }
     if scenarios.iter().any(|s| s == "all") {
-        scenarios = ["crash", "replicas", "faults", "fuzz", "soak"].map(String::from).to_vec();
+        scenarios = ["crash", "replicas", "faults", "fuzz", "soak", "hostile"].map(String::from).to_vec();
     }
     Ok((scenarios, knobs))
 }
@@ -111,6 +114,14 @@ async fn run(name: &str, k: &Knobs) -> Result<bool, String> {
         "soak" => scenario!(soak, |o| {
             if let Some(s) = k.seconds {
                 o.seconds = s;
+            }
+        }),
+        "hostile" => scenario!(hostile, |o| {
+            if let Some(n) = k.connections {
+                o.idle_connections = n;
+            }
+            if let Some(s) = k.seconds {
+                o.round = std::time::Duration::from_secs(s);
             }
         }),
         other => return Err(format!("unknown scenario {other}")),

@@ -23,6 +23,7 @@ pub use arbiter_proto::v1;
 pub mod corpus;
 pub mod daemon;
 pub mod reliability;
+pub mod sockets;
 
 /// The arbiter token every test server accepts.
 pub const ARBITER_TOKEN: &str = "test-arbiter-token-0123456789-Kq7Zx";
@@ -110,8 +111,20 @@ impl TestServer {
         tls: arbiter_server::TlsFiles,
         ca_pem: Vec<u8>,
     ) -> TestServer {
+        TestServer::start_tls_with(dir, database_url, tls, ca_pem, |_| {}).await
+    }
+
+    /// [`TestServer::start_tls`] with `adjust` applied to the configuration.
+    pub async fn start_tls_with(
+        dir: Option<tempfile::TempDir>,
+        database_url: String,
+        tls: arbiter_server::TlsFiles,
+        ca_pem: Vec<u8>,
+        adjust: impl FnOnce(&mut Config),
+    ) -> TestServer {
         TestServer::start_inner(any_port(), dir, database_url, Some(ca_pem), move |config| {
-            config.tls = Some(tls)
+            config.tls = Some(tls);
+            adjust(config);
         })
         .await
     }

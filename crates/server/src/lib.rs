@@ -10,6 +10,7 @@
 
 pub mod api;
 pub mod auth;
+pub mod connections;
 pub mod error;
 pub mod event_log;
 pub mod hall;
@@ -31,9 +32,8 @@ use std::time::Duration;
 
 use arbiter_proto::v1::arbiter_service_server::ArbiterServiceServer;
 use tokio::net::TcpListener;
-use tokio_stream::wrappers::TcpListenerStream;
 use tokio_util::sync::CancellationToken;
-use tonic::transport::{Identity, Server, ServerTlsConfig};
+use tonic::transport::Server;
 
 use crate::auth::{Authority, Role};
 use crate::hall::Hall;
@@ -41,6 +41,7 @@ use crate::keys::{KeyError, KeyRing, LEGACY_KEY_ID};
 use crate::service::Arbiter;
 use crate::store::{EventStore, Storage};
 
+pub use crate::connections::ConnectionLimits;
 pub use crate::telemetry::{metrics_text, serve_metrics};
 
 /// How the service runs. [`Config::new`] gives the defaults for a database.
@@ -70,6 +71,14 @@ pub struct Config {
     pub player_token_key_file: Option<PathBuf>,
     /// Throttling of failed authentications per peer address; `None`: off.
     pub auth_throttle: Option<throttle::ThrottlePolicy>,
+    /// Connections open at once, and the time a new one has to finish its
+    /// TLS handshake and send the HTTP/2 preface (see [`connections`]).
+    pub connections: ConnectionLimits,
+    /// An HTTP/2 PING is sent on a connection quiet for this long...
+    pub http2_keepalive_interval: Duration,
+    /// ...and the connection is closed if the PING is not answered within
+    /// this.
+    pub http2_keepalive_timeout: Duration,
 }
 
 /// A certificate chain and its private key, PEM.
@@ -92,6 +101,9 @@ impl Config {
             pending_game_ttl: quota::DEFAULT_PENDING_GAME_TTL,
             player_token_key_file: None,
             auth_throttle: Some(throttle::ThrottlePolicy::default()),
+            connections: ConnectionLimits::GRPC_DEFAULT,
+            http2_keepalive_interval: Duration::from_secs(30),
+            http2_keepalive_timeout: Duration::from_secs(20),
         }
     }
 }
@@ -102,7 +114,7 @@ pub enum ServerError {
     #[error("storage: {0}")]
     Storage(#[from] store::StoreError),
     #[error("TLS: {0}")]
-    Tls(String),
+    Tls(#[from] connections::TlsConfigError),
     #[error("gRPC transport: {0}")]
     Transport(#[from] tonic::transport::Error),
     #[error("reflection: {0}")]
@@ -204,22 +216,6 @@ async fn expire_pending_games(hall: Arc<Hall>, ttl: Duration, stop: Cancellation
             },
         }
     }
-}
-
-/// The accepted connections, with Nagle's algorithm off: an answer is one
-/// small write, and holding it back until the client's delayed ACK arrives
-/// adds 40 ms to a call on a quiet connection.
-fn incoming(
-    listener: TcpListener,
-) -> impl tokio_stream::Stream<Item = std::io::Result<tokio::net::TcpStream>> {
-    use tokio_stream::StreamExt;
-    TcpListenerStream::new(listener).map(|accepted| {
-        let stream = accepted?;
-        if let Err(e) = stream.set_nodelay(true) {
-            tracing::debug!(error = %e, "cannot set TCP_NODELAY");
-        }
-        Ok(stream)
-    })
 }
 
 /// Opens storage. A new embedded database file is created with mode 0600
@@ -428,6 +424,27 @@ pub async fn run(
     telemetry::install_recorder();
     check_configured_tokens(&config.tokens)?;
     check_key_file_given(&config.database_url, config.player_token_key_file.as_deref())?;
+    // Checked before anything else: a bad certificate is a configuration
+    // error to report at once, not after loading every game.
+    let tls = match &config.tls {
+        Some(files) => Some(connections::tls_acceptor(&files.cert_pem, &files.key_pem)?),
+        None => None,
+    };
+    let mut limits = config.connections;
+    let file_limit = connections::open_file_limit();
+    if let Some(fitted) = connections::fit_under(
+        file_limit,
+        limits.max_connections,
+        ConnectionLimits::METRICS_DEFAULT.max_connections,
+    ) {
+        tracing::warn!(
+            configured = limits.max_connections,
+            applied = fitted,
+            open_file_limit = file_limit,
+            "the connection cap does not fit under the open-file limit (ulimit -n, LimitNOFILE): lowered"
+        );
+        limits.max_connections = fitted;
+    }
     let store = open_storage(&config.database_url).await?;
     let keys =
         player_token_keys(&store, &config.database_url, config.player_token_key_file.as_deref()).await?;
@@ -516,14 +533,9 @@ pub async fn run(
     let mut builder = Server::builder()
         .layer(tower::util::MapResponseLayer::new(error::explain_transport_response))
         .max_concurrent_streams(config.max_streams_per_connection)
-        .http2_keepalive_interval(Some(Duration::from_secs(30)))
-        .http2_keepalive_timeout(Some(Duration::from_secs(20)));
-    if let Some(tls) = &config.tls {
-        let identity = Identity::from_pem(&tls.cert_pem, &tls.key_pem);
-        builder = builder
-            .tls_config(ServerTlsConfig::new().identity(identity))
-            .map_err(|e| ServerError::Tls(e.to_string()))?;
-    }
+        // After the preface, a peer that stops answering PINGs is dropped.
+        .http2_keepalive_interval(Some(config.http2_keepalive_interval))
+        .http2_keepalive_timeout(Some(config.http2_keepalive_timeout));
     let signal = {
         let health = health.clone();
         let stop = stop.clone();
@@ -541,7 +553,7 @@ pub async fn run(
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_service(throttle::throttled(api, Arc::new(throttle::FailureThrottle::new(config.auth_throttle))))
-        .serve_with_incoming_shutdown(incoming(listener), signal)
+        .serve_with_incoming_shutdown(connections::grpc_incoming(listener, limits, tls, stop.clone()), signal)
         .await;
     background.cancel();
     // The last moment this replica was alive, for the next start.

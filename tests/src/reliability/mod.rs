@@ -1,5 +1,5 @@
 //! Reliability scenarios: the service under crashes, replica loss, storage
-//! faults, malformed input and long load. Each scenario takes its options
+//! faults, malformed input, hostile clients and long load. Each scenario takes its options
 //! (a short form for CI, a long form for the named long-running command,
 //! `cargo run --release -p arbiter-e2e --example reliability`) and returns
 //! a report whose failures list must be empty.
@@ -7,8 +7,9 @@
 pub mod crash;
 pub mod faults;
 pub mod fuzz;
-pub mod hostile_ids;
+pub mod hostile;
 pub mod hostile_flood;
+pub mod hostile_ids;
 pub mod play;
 pub mod replicas;
 pub mod soak;

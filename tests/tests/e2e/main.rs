@@ -6,6 +6,7 @@ mod audit_clock;
 mod audit_touch;
 mod auth;
 mod clocks;
+mod connections;
 mod draws;
 mod exam;
 mod games;

@@ -4,7 +4,7 @@
 mod crash;
 mod faults;
 mod fuzz;
-mod hostile_flood;
+mod hostile;
 mod replicas;
 mod soak;
 

@@ -4,6 +4,7 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::Context;
 use arbiter_server::auth::{Authority, Role};
@@ -11,7 +12,8 @@ use arbiter_server::keys::{self, KeyRing};
 use arbiter_server::quota::{Limits, parse_duration};
 use arbiter_server::store::EventStore;
 use arbiter_server::throttle::ThrottlePolicy;
-use arbiter_server::{Config, TlsFiles};
+use arbiter_server::{Config, ConnectionLimits, TlsFiles};
+use clap::builder::TypedValueParser as _;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 /// The Arbiter service: chess games under the FIDE Laws of Chess, over gRPC.
@@ -118,6 +120,27 @@ struct ServeArgs {
     /// EXPIRED): `24h`, `90m`, `30s`, `500ms`.
     #[arg(long, env = "ARBITER_PENDING_GAME_TTL", default_value = "24h", value_parser = parse_duration, global = true)]
     pending_game_ttl: std::time::Duration,
+    /// gRPC connections open at once; more are closed as soon as accepted
+    /// (lowered at start if it does not fit under the open-file limit).
+    #[arg(long, env = "ARBITER_MAX_CONNECTIONS", default_value_t = ConnectionLimits::GRPC_DEFAULT.max_connections,
+          value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize), global = true)]
+    max_connections: usize,
+    /// Metrics connections open at once.
+    #[arg(long, env = "ARBITER_METRICS_MAX_CONNECTIONS",
+          default_value_t = ConnectionLimits::METRICS_DEFAULT.max_connections,
+          value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize), global = true)]
+    metrics_max_connections: usize,
+    /// Time a new connection has to finish its TLS handshake and send the
+    /// HTTP/2 preface (on the metrics port: its request head), e.g. `10s`,
+    /// `500ms`.
+    #[arg(long, env = "ARBITER_HANDSHAKE_TIMEOUT", default_value = "10s", value_parser = parse_duration, global = true)]
+    handshake_timeout: Duration,
+    /// An HTTP/2 PING goes to a connection quiet for this long...
+    #[arg(long, env = "ARBITER_HTTP2_KEEPALIVE_INTERVAL", default_value = "30s", value_parser = parse_duration, global = true)]
+    http2_keepalive_interval: Duration,
+    /// ...which is closed if the PING is not answered within this.
+    #[arg(long, env = "ARBITER_HTTP2_KEEPALIVE_TIMEOUT", default_value = "20s", value_parser = parse_duration, global = true)]
+    http2_keepalive_timeout: Duration,
 }
 
 #[derive(Subcommand, Debug)]
@@ -374,6 +397,10 @@ async fn serve(args: ServeArgs, matches: &clap::ArgMatches) -> anyhow::Result<()
     arbiter_server::check_key_file_given(&args.database_url, args.player_token_key_file.as_deref())?;
     let mut config = Config::new(args.database_url.clone());
     config.max_request_bytes = args.max_request_bytes;
+    config.connections =
+        ConnectionLimits { max_connections: args.max_connections, handshake_timeout: args.handshake_timeout };
+    config.http2_keepalive_interval = args.http2_keepalive_interval;
+    config.http2_keepalive_timeout = args.http2_keepalive_timeout;
     anyhow::ensure!(
         args.create_rate.is_finite() && args.create_rate > 0.0,
         "--create-rate must be a positive number of calls a second"
@@ -448,7 +475,11 @@ async fn serve(args: ServeArgs, matches: &clap::ArgMatches) -> anyhow::Result<()
             tracing::warn!(%addr, "metrics are served without authentication on a non-loopback address");
         }
         println!("metrics: http://{addr}/metrics");
-        tokio::spawn(arbiter_server::serve_metrics(metrics));
+        let limits = ConnectionLimits {
+            max_connections: args.metrics_max_connections,
+            handshake_timeout: args.handshake_timeout,
+        };
+        tokio::spawn(arbiter_server::serve_metrics(metrics, limits));
     }
     arbiter_server::run(listener, config, shutdown_signal()).await?;
     Ok(())
