@@ -249,6 +249,8 @@ pub struct BoardReader {
     /// The ply whose first lift was reported.
     first_lift_ply: Option<usize>,
     promotion_choice: Option<Role>,
+    /// The square of the last placement action.
+    last_placed: Option<Square>,
 }
 
 impl BoardReader {
@@ -272,6 +274,7 @@ impl BoardReader {
             reported: None,
             first_lift_ply: None,
             promotion_choice: None,
+            last_placed: None,
         };
         r.compute_successors();
         r
@@ -531,6 +534,7 @@ impl BoardReader {
             self.hand.remove(v.max(c));
             self.hand.remove(v.min(c));
             self.sensed = new;
+            self.last_placed = Some(square);
             self.on_change(at, Some(square));
             return Ok(());
         }
@@ -553,6 +557,7 @@ impl BoardReader {
             }
         }
         self.sensed = new;
+        self.last_placed = Some(square);
         self.on_change(at, Some(square));
         Ok(())
     }
@@ -586,7 +591,10 @@ impl BoardReader {
         // told from the capture (their actions tell them apart).
         if changed || placed.any() {
             self.hand.clear();
-            self.on_change(at, placed.last());
+            // A scan that placed nothing new (the placing action came before
+            // it) is read with the square last placed on.
+            let square = placed.last().or(self.last_placed);
+            self.on_change(at, square);
         }
     }
 
@@ -678,6 +686,16 @@ impl BoardReader {
 
     /// The sensed board changed by a placement: match it.
     fn on_change(&mut self, at: DeviceTime, placed: Option<Square>) {
+        // The board is back to the move already waiting (a knocked piece put
+        // back): that move, whatever else the placement could be read as.
+        if let Some(s) = &mut self.settling
+            && let Candidate::Move(m) = s.candidate
+            && s.snapshot == self.sensed
+            && placed != Some(m.king_or_piece_to())
+        {
+            s.suspended = false;
+            return;
+        }
         let candidate = self.classify(&self.sensed, placed);
         if candidate == Candidate::Same && self.sensed == self.believed && !self.out_of_sync {
             self.settling = None;
@@ -722,6 +740,8 @@ impl BoardReader {
         let mut found: Option<Move> = None;
         let mut promotion: Option<(Square, Square)> = None;
         let mut ambiguous = false;
+        // A match filling the placed square was found: others cannot be it.
+        let mut filled = false;
         for (m, b) in &self.successors {
             if !self.matches(sensed, b) {
                 continue;
@@ -741,20 +761,25 @@ impl BoardReader {
             // Occupancy alone cannot tell which piece a capture took (all
             // captures by one piece leave the same squares occupied): the
             // square of the last placement, one the move fills, decides.
+            let fills = |m: Move| {
+                placed.is_some_and(|sq| {
+                    m.king_or_piece_to() == sq || (m.is_castle() && castling_rook_to(m) == sq)
+                })
+            };
             match found {
-                None => found = Some(*m),
-                Some(f) => {
-                    let fills = |m: Move| {
-                        placed.is_some_and(|sq| {
-                            m.king_or_piece_to() == sq || (m.is_castle() && castling_rook_to(m) == sq)
-                        })
-                    };
-                    match (fills(f), fills(*m)) {
-                        (true, false) => {}
-                        (false, true) => found = Some(*m),
-                        _ => ambiguous = true,
-                    }
+                None => {
+                    found = Some(*m);
+                    filled = fills(*m);
                 }
+                Some(f) if fills(f) && fills(*m) => ambiguous = true,
+                Some(f) if fills(f) => {}
+                Some(_) if fills(*m) => {
+                    found = Some(*m);
+                    ambiguous = false;
+                    filled = true;
+                }
+                Some(_) if !filled => ambiguous = true,
+                Some(_) => {}
             }
         }
         if ambiguous {
@@ -922,8 +947,13 @@ impl BoardReader {
             }
         }
         // Missed scans: the shortest run of legal moves that explains it.
+        // A placement that several single moves explain (captures seen on
+        // an occupancy board without the placing action) is ambiguous: a
+        // longer run would be a guess.
         let start = *self.position();
-        for depth in 2..=self.settings.catch_up {
+        let single = self.successors.iter().any(|(_, b)| self.matches(&target, b));
+        let deepest = if single { 1 } else { self.settings.catch_up };
+        for depth in 2..=deepest {
             let mut found: Vec<Vec<Move>> = Vec::new();
             let mut line = Vec::with_capacity(depth as usize);
             self.search(&start, &target, depth, &mut line, &mut found);
