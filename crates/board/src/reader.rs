@@ -190,7 +190,9 @@ enum Candidate {
         from: Square,
         to: Square,
     },
-    /// Half a castling or a promotion: wait.
+    /// Castling, replacing the rook move last ruled.
+    Revise(Move),
+    /// Half a castling, a promotion or an en passant capture: wait.
     Wait,
     /// Nothing cheap: searched when settled.
     Unresolved,
@@ -617,7 +619,10 @@ impl BoardReader {
         // moved piece or of another piece of the moving side (the move goes
         // on) does; a lift by the opponent (who may start thinking with a
         // hand on a piece) does not.
-        let was_unresolved = matches!(self.settling, Some(Settling { candidate: Candidate::Unresolved, .. }));
+        let was_unresolved = matches!(
+            self.settling,
+            Some(Settling { candidate: Candidate::Unresolved | Candidate::Wait, .. })
+        );
         let placed_before = self.settling.and_then(|s| s.placed);
         if let Some(s) = &mut self.settling {
             match s.candidate {
@@ -625,6 +630,14 @@ impl BoardReader {
                     let mover = self.history.last().expect("history").turn();
                     let moved_square = m.king_or_piece_to() == square || m.to() == square;
                     if moved_square || piece.is_none() {
+                        self.settling = None;
+                    } else if piece.is_some_and(|p| p.color == mover) {
+                        s.suspended = true;
+                    }
+                }
+                Candidate::Revise(m) => {
+                    let mover = !self.history.last().expect("history").turn();
+                    if m.king_or_piece_to() == square || castling_rook_to(m) == square || piece.is_none() {
                         self.settling = None;
                     } else if piece.is_some_and(|p| p.color == mover) {
                         s.suspended = true;
@@ -791,7 +804,7 @@ impl BoardReader {
         if let Some((from, to)) = promotion {
             return Candidate::Promotion { from, to };
         }
-        if self.settings.sensing == Sensing::PieceIds && self.is_half_move(sensed) {
+        if self.is_half_move(sensed) {
             return Candidate::Wait;
         }
         for (k, p) in self.history.iter().enumerate().rev().skip(1) {
@@ -799,7 +812,25 @@ impl BoardReader {
                 return Candidate::TakeBack(k);
             }
         }
+        if let Some(m) = self.castling_revision(sensed) {
+            return Candidate::Revise(m);
+        }
         Candidate::Unresolved
+    }
+
+    /// The last move ruled was a rook move and the board now shows castling
+    /// with that rook instead: the king followed after the settle time.
+    fn castling_revision(&self, sensed: &Sensed) -> Option<Move> {
+        let last = *self.moves.last()?;
+        let before = *self.history.iter().rev().nth(1)?;
+        if before.board().piece_at(last.from())?.role != Role::Rook
+            || !before.castling_rooks().contains(last.from())
+        {
+            return None;
+        }
+        before.legal_moves().iter().copied().find(|m| {
+            m.is_castle() && m.to() == last.from() && self.matches(sensed, before.after(*m).board())
+        })
     }
 
     /// The first half of a castling (king moved, rook not yet) or of a
@@ -816,7 +847,7 @@ impl BoardReader {
                     let mut half = *b;
                     if let Some(rook) = half.remove(rook_to) {
                         half.set(m.to(), rook);
-                        if half == sensed.board {
+                        if self.matches(sensed, &half) {
                             return true;
                         }
                     }
@@ -825,7 +856,16 @@ impl BoardReader {
                     let mut half = *b;
                     let color = self.position().turn();
                     half.set(m.to(), Piece { color, role: Role::Pawn });
-                    if half == sensed.board {
+                    if self.matches(sensed, &half) {
+                        return true;
+                    }
+                }
+                MoveKind::EnPassant => {
+                    // The captured pawn not yet taken off.
+                    let mut half = *b;
+                    let victim = Square::from_coords(m.to().file(), m.from().rank());
+                    half.set(victim, Piece { color: !self.position().turn(), role: Role::Pawn });
+                    if self.matches(sensed, &half) {
                         return true;
                     }
                 }
@@ -887,6 +927,11 @@ impl BoardReader {
                 out.push(Inference::PromotionPending { from, to, settled_at: due });
                 self.settling = Some(Settling { reported: true, ..s });
             }
+            Candidate::Revise(m) => {
+                let last = self.moves.pop().expect("a move to revise");
+                self.history.pop();
+                self.commit(m, s, due, Some(last), false, out);
+            }
             Candidate::Wait => {}
             Candidate::Unresolved => self.resolve(s, due, out),
         }
@@ -928,24 +973,6 @@ impl BoardReader {
     /// The deep search for a settled placement nothing cheap explained.
     fn resolve(&mut self, s: Settling, due: DeviceTime, out: &mut Vec<Inference>) {
         let target = s.snapshot;
-        // A rook move ruled, then the king followed: castling.
-        if let (Some(&last), Some(before)) = (self.moves.last(), self.history.iter().rev().nth(1)) {
-            let before = *before;
-            let rook = before.board().piece_at(last.from());
-            if rook.is_some_and(|p| p.role == Role::Rook) {
-                for m in before.legal_moves().iter() {
-                    if m.is_castle()
-                        && m.to() == last.from()
-                        && self.matches(&target, before.after(*m).board())
-                    {
-                        self.history.pop();
-                        self.moves.pop();
-                        self.commit(*m, s, due, Some(last), false, out);
-                        return;
-                    }
-                }
-            }
-        }
         // Missed scans: the shortest run of legal moves that explains it.
         // A placement that several single moves explain (captures seen on
         // an occupancy board without the placing action) is ambiguous: a
