@@ -393,13 +393,96 @@ impl BoardReader {
             }
         }
         self.last = Some((obs.device_seq, obs.at));
+        // Refused before anything settles: a refused observation must not
+        // swallow the rulings its time would have brought (they come with
+        // the next call).
+        self.validate(obs.kind)?;
         let mut out = Vec::new();
         self.settle_due(obs.at, &mut out);
-        self.apply(obs.at, obs.kind, &mut out)?;
+        // Validated against the state before the rulings; the one thing a
+        // ruling changes that a check reads is the hand (a placement without
+        // a code whose lifted piece belonged to the ruled move): such an
+        // observation is then dropped, and the rulings still returned.
+        let _ = self.apply(obs.at, obs.kind, &mut out);
         // A promotion choice may complete a promotion that had already
         // rested long enough.
         self.settle_due(obs.at, &mut out);
         Ok(out)
+    }
+
+    /// Every check [`BoardReader::apply`] makes, without changing anything.
+    fn validate(&self, kind: ObservationKind) -> Result<(), ObservationError> {
+        let piece_ids = self.settings.sensing == Sensing::PieceIds;
+        match kind {
+            ObservationKind::Placement(p) => match (p, piece_ids) {
+                (Placement::Pieces(b), true) => {
+                    check_scan(&Sensed { board: b, occupied: b.occupied() }, true)
+                }
+                (Placement::Occupancy(o), false) => {
+                    check_scan(&Sensed { board: Board::empty(), occupied: o }, false)
+                }
+                _ => Err(ObservationError::SensingMismatch),
+            },
+            ObservationKind::SquareChanged { square, now: SquareState::Empty }
+            | ObservationKind::Lifted { square } => {
+                let mut b = self.sensed.board;
+                b.remove(square);
+                if piece_ids && self.sensed.occupied.contains(square) && b.kings().is_empty() {
+                    return Err(ObservationError::Impossible(Impossible::NoKings));
+                }
+                Ok(())
+            }
+            ObservationKind::SquareChanged { now: SquareState::Occupied, .. } if piece_ids => {
+                Err(ObservationError::SensingMismatch)
+            }
+            ObservationKind::SquareChanged { square, now } => {
+                let piece = if let SquareState::Piece(p) = now { Some(p) } else { None };
+                self.check_place(square, if piece_ids { piece } else { None })
+            }
+            ObservationKind::Placed { square, piece } => {
+                self.check_place(square, if piece_ids { piece } else { None })
+            }
+            ObservationKind::PromotionChosen(role) => {
+                if matches!(role, Role::Pawn | Role::King) {
+                    return Err(ObservationError::NotAPromotionPiece { role });
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn check_place(&self, square: Square, piece: Option<Piece>) -> Result<(), ObservationError> {
+        let piece_ids = self.settings.sensing == Sensing::PieceIds;
+        let piece = match piece {
+            Some(p) => Some(p),
+            None if piece_ids => match self.hand.last() {
+                Some(h) if h.piece.is_some() => h.piece,
+                _ => return Err(ObservationError::UnknownPiece { square }),
+            },
+            None => None,
+        };
+        let mut new = self.sensed;
+        new.occupied.add(square);
+        if let Some(p) = piece
+            && piece_ids
+        {
+            new.board.set(square, p);
+        }
+        let count = new.occupied.count();
+        // One more than a full set: a piece sliding over two squares shows
+        // on both for a scan.
+        if count > 33 {
+            return Err(ObservationError::Impossible(Impossible::TooManyPieces { count }));
+        }
+        if piece_ids {
+            for color in Color::ALL {
+                let n = new.board.by_color(color).count();
+                if n > 17 {
+                    return Err(ObservationError::Impossible(Impossible::TooManyOfColor { color, count: n }));
+                }
+            }
+        }
+        Ok(())
     }
 
     fn apply(
@@ -502,20 +585,7 @@ impl BoardReader {
         {
             new.board.set(square, p);
         }
-        let count = new.occupied.count();
-        // One more than a full set: a piece sliding over two squares shows
-        // on both for a scan.
-        if count > 33 {
-            return Err(ObservationError::Impossible(Impossible::TooManyPieces { count }));
-        }
-        if piece_ids {
-            for color in Color::ALL {
-                let n = new.board.by_color(color).count();
-                if n > 17 {
-                    return Err(ObservationError::Impossible(Impossible::TooManyOfColor { color, count: n }));
-                }
-            }
-        }
+        self.check_place(square, piece)?;
         // A piece displaced by this one (a replacement without a lift) goes
         // through the lift logic first.
         if piece_ids && let Some(old) = self.sensed.board.piece_at(square) {
