@@ -44,6 +44,10 @@ use crate::observation::{
 /// arbiter, not a guess.
 pub const MAX_CATCH_UP: u8 = 4;
 
+/// On an occupancy board, the longest a sliding piece is seen on two
+/// squares: one scan.
+const SLIDE_MS: u64 = 100;
+
 /// At most this many pieces are remembered in the hand (a hostile stream of
 /// lifts must not grow memory).
 const MAX_HAND: usize = 8;
@@ -576,6 +580,12 @@ impl BoardReader {
             return Ok(());
         }
         if !piece_ids && self.sensed.occupied.contains(square) {
+            // A piece put down on a square the board thinks occupied: the
+            // lift of what stood there was missed (a capture). Still a
+            // placement, which starts the settle time.
+            self.hand.retain(|h| h.square != square);
+            self.last_placed = Some(square);
+            self.on_change(at, Some(square));
             return Ok(());
         }
         let mut new = self.sensed;
@@ -694,6 +704,7 @@ impl BoardReader {
             Some(Settling { candidate: Candidate::Unresolved | Candidate::Wait, .. })
         );
         let placed_before = self.settling.and_then(|s| s.placed);
+        let placed_since = self.settling.map(|s| s.since);
         if let Some(s) = &mut self.settling {
             match s.candidate {
                 Candidate::Move(m) => {
@@ -718,9 +729,18 @@ impl BoardReader {
                 Candidate::TakeBack(_) | Candidate::Unresolved => self.settling = None,
             }
         }
-        // En passant taken victim-last: the placement did not match, the
-        // lift of the captured pawn completes the move.
-        if was_unresolved && let Candidate::Move(m) = self.classify(&self.sensed, placed_before) {
+        // A lift completes a move in two cases: en passant with the captured
+        // pawn taken off last, and a piece slid to its square and seen on
+        // both (the update of the square it left comes last). On occupancy
+        // boards a slide must be within one scan: a king lifted well after a
+        // rook was put down beside it is castling on its way, not a slide.
+        if was_unresolved
+            && let Candidate::Move(m) = self.classify(&self.sensed, placed_before)
+            && (m.is_en_passant()
+                || (m.from() == square
+                    && (self.settings.sensing == Sensing::PieceIds
+                        || placed_since.is_some_and(|t| at.since(t) <= SLIDE_MS))))
+        {
             self.settling = Some(Settling {
                 candidate: Candidate::Move(m),
                 since: at,
@@ -831,11 +851,10 @@ impl BoardReader {
             }
             if let Some(role) = m.promotion_role()
                 && occupancy
+                && self.promotion_choice != Some(role)
             {
-                if self.promotion_choice != Some(role) {
-                    promotion = Some((m.from(), m.to()));
-                    continue;
-                }
+                promotion = Some((m.from(), m.to()));
+                continue;
             }
             if !occupancy {
                 found = Some(*m);

@@ -209,7 +209,7 @@ impl Scripter<'_> {
                     t += if i == 0 && pause { self.settle + self.rng.range(100, 400) } else { self.gap() };
                 }
                 let last = ev.last().expect("events").0;
-                return (ev, last);
+                (ev, last)
             }
             _ => {
                 let to = m.to();
