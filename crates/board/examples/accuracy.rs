@@ -131,6 +131,11 @@ fn main() -> ExitCode {
             total.placement_ns as f64 / 1000.0 / total.placements.max(1) as f64,
             total.placements
         );
+        println!(
+            "  ruling at settle time    {:.2} us average over {} ticks (catch-up searches included)",
+            total.tick_ns as f64 / 1000.0 / total.ticks.max(1) as f64,
+            total.ticks
+        );
     }
     ExitCode::SUCCESS
 }

@@ -354,6 +354,9 @@ pub fn script_game(
                 events.push((back, Hand::Put(sq, piece)));
             }
         }
+        // A knock may fall between the move's own late events (a promotion
+        // choice, a captured pawn taken off): the device reports in time order.
+        events.sort_by_key(|e| e.0);
         let lose = s.rng.chance(s.noise.missed_scan);
         s.perform(&events, lose);
         if lose {
@@ -391,6 +394,10 @@ pub struct Tally {
     /// their inference took, ns.
     pub placements: u64,
     pub placement_ns: u64,
+    /// Rulings at the settle time ([`BoardReader::tick`]: where catch-up
+    /// searches run) and their wall time, ns.
+    pub ticks: u64,
+    pub tick_ns: u64,
     /// Latency from a move's last placement to its ruling, ms.
     pub latencies: Vec<u64>,
 }
@@ -413,6 +420,8 @@ impl Tally {
         self.observations += other.observations;
         self.placements += other.placements;
         self.placement_ns += other.placement_ns;
+        self.ticks += other.ticks;
+        self.tick_ns += other.tick_ns;
         self.latencies.extend_from_slice(&other.latencies);
     }
 
@@ -480,7 +489,10 @@ pub fn run(reader: &mut BoardReader, script: &Script) -> Tally {
     };
     for obs in &script.observations {
         while let Some(d) = reader.deadline().filter(|d| *d <= obs.at) {
+            let started = std::time::Instant::now();
             let out = reader.tick(d);
+            t.ticks += 1;
+            t.tick_ns += started.elapsed().as_nanos() as u64;
             handle(out, d, &mut t, &mut record);
         }
         t.observations += 1;
