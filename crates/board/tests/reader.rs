@@ -71,10 +71,8 @@ impl Feed {
             .collect()
     }
 
+    /// The moves on the record in SAN, for readers created at the start.
     fn sans(&self) -> Vec<String> {
-        let mut pos = *self.r.position();
-        // Replay from the start of the reader's history.
-        let _ = &mut pos;
         let mut p = Position::startpos();
         self.r
             .moves()
@@ -481,4 +479,59 @@ fn set_position_follows_the_laws_and_reads_on_from_there() {
     f.settle();
     assert_eq!(f.r.ply(), 1);
     assert_eq!(f.r.position(), &play("e4 e5"));
+}
+
+#[test]
+fn en_passant_with_the_captured_pawn_taken_off_last_is_waited_through() {
+    let start = play("e4 a6 e5 d5");
+    let mut f = Feed::new(start, Sensing::PieceIds);
+    f.lift(1000, "e5");
+    f.put(1300, "d6", 'P');
+    // The capturing pawn rests longer than the settle time before the
+    // captured one goes: no illegal move is ruled meanwhile.
+    f.lift(2500, "d5");
+    f.settle();
+    assert_eq!(
+        f.out.iter().filter(|(_, i)| matches!(i, Inference::IllegalMove(_))).count(),
+        0,
+        "{:?}",
+        f.out
+    );
+    let m = f.moves();
+    assert_eq!(m.len(), 1);
+    assert!(m[0].mv.is_en_passant());
+    assert_eq!(m[0].placed_at, DeviceTime(2500));
+}
+
+#[test]
+fn an_occupancy_board_whose_lift_was_missed_still_reads_the_capture() {
+    let start = play("e4 d5");
+    let mut f = Feed::new(start, Sensing::Occupancy);
+    f.obs(1000, ObservationKind::Lifted { square: sq("e4") });
+    // The lift of the pawn on d5 never arrived; the capturer is put there.
+    f.obs(1500, ObservationKind::Placed { square: sq("d5"), piece: None });
+    f.settle();
+    assert_eq!(f.moves().len(), 1);
+    assert_eq!(start.san(f.moves()[0].mv), "exd5");
+}
+
+#[test]
+fn a_rook_put_beside_the_king_on_an_occupancy_board_is_not_read_as_a_king_move() {
+    // Castling rook first, the rook's lift lost: when the king is lifted, the
+    // board looks like Kf1 played by sliding; it is not, it is castling.
+    let start = play("e4 e5 Nf3 Nc6 Bc4 Bc5");
+    let mut f = Feed::new(start, Sensing::Occupancy);
+    f.obs(1000, ObservationKind::Placed { square: sq("f1"), piece: None });
+    f.obs(1250, ObservationKind::Lifted { square: sq("e1") });
+    f.obs(1600, ObservationKind::Placed { square: sq("g1"), piece: None });
+    f.obs(
+        1800,
+        ObservationKind::Placement(Placement::Occupancy(
+            play("e4 e5 Nf3 Nc6 Bc4 Bc5 O-O").board().occupied(),
+        )),
+    );
+    f.settle();
+    let m = f.moves();
+    assert_eq!(m.len(), 1, "{:?}", f.out);
+    assert!(m[0].mv.is_castle());
 }
