@@ -74,7 +74,7 @@ fuzz_target!(|data: &[u8]| {
         seq = match ctl & 3 {
             0 => seq,
             1 => seq.wrapping_sub(1),
-            _ => seq + 1,
+            _ => seq.wrapping_add(1),
         };
         at = match ctl >> 2 & 3 {
             0 => at.saturating_sub(50),
