@@ -335,10 +335,20 @@ impl BoardReader {
     pub fn deadline(&self) -> Option<DeviceTime> {
         match self.settling {
             Some(s) if !s.suspended && !s.reported && s.candidate != Candidate::Wait => {
-                Some(s.since.plus(self.settings.settle.ms()))
+                Some(s.since.plus(self.wait_ms(s.candidate)))
             }
             _ => None,
         }
+    }
+
+    /// How long a match must rest before it is ruled: the settle time; and
+    /// twice that for a placement nothing cheap explains (a catch-up, an
+    /// illegal move, an unknown placement), so that the next full scan of a
+    /// board that lost a field update can put it right before an illegal
+    /// move is reported that no hand made.
+    fn wait_ms(&self, candidate: Candidate) -> u64 {
+        let settle = self.settings.settle.ms();
+        if candidate == Candidate::Unresolved { settle.saturating_mul(2) } else { settle }
     }
 
     /// The game is over: later observations are refused.
@@ -985,7 +995,7 @@ impl BoardReader {
         if s.suspended || s.reported || s.candidate == Candidate::Wait {
             return;
         }
-        let due = s.since.plus(self.settings.settle.ms());
+        let due = s.since.plus(self.wait_ms(s.candidate));
         if now < due {
             return;
         }
