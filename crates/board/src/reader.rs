@@ -19,7 +19,9 @@
 //!    a piece sliding over two squares are waited through.
 //! 2. When the piece has rested for the settle time ([`BoardReader::tick`],
 //!    or the next observation), the match is ruled. A placement that matched
-//!    nothing is then searched deeper: a rook move followed by the king is
+//!    nothing waits twice the settle time (the next full scan of a board
+//!    that lost a field update usually puts it right first) and is then
+//!    searched deeper: a rook move followed by the king is
 //!    revised into castling, several missed moves are caught up (the
 //!    shortest sequence of at most [`Settings::catch_up`] plies; two
 //!    sequences of that length leading to the same placement are ambiguous
@@ -711,7 +713,10 @@ impl BoardReader {
         // hand on a piece) does not.
         let was_unresolved = matches!(
             self.settling,
-            Some(Settling { candidate: Candidate::Unresolved | Candidate::Wait, .. })
+            Some(Settling {
+                candidate: Candidate::Unresolved | Candidate::Wait | Candidate::TakeBack(_),
+                ..
+            })
         );
         let placed_before = self.settling.and_then(|s| s.placed);
         let placed_since = self.settling.map(|s| s.since);
