@@ -23,9 +23,9 @@
 //!    that lost a field update usually puts it right first) and is then
 //!    searched deeper: a rook move followed by the king is
 //!    revised into castling, several missed moves are caught up (the
-//!    shortest sequence of at most [`Settings::catch_up`] plies; two
-//!    sequences of that length leading to the same placement are ambiguous
-//!    and reported as unknown), a single piece of the side to move moved
+//!    shortest sequence of at most [`Settings::catch_up`] plies, only while
+//!    the board is in step; two sequences of that length leading to the same
+//!    placement are ambiguous and reported as unknown), a single piece of the side to move moved
 //!    illegally is reported as an illegal move, and anything else as an
 //!    unknown placement, reported once until the board changes.
 //! 3. A king moved two squares beside its castling rook and a pawn placed on
@@ -1083,7 +1083,10 @@ impl BoardReader {
         // longer run would be a guess.
         let start = *self.position();
         let single = self.successors.iter().any(|(_, b)| self.matches(&target, b));
-        let deepest = if single { 1 } else { self.settings.catch_up };
+        // Out of step already (an unknown placement stands), a run of moves
+        // that happens to explain the board would be a guess too: only a
+        // known placement puts the board back in step.
+        let deepest = if single || self.out_of_sync { 1 } else { self.settings.catch_up };
         for depth in 2..=deepest {
             let mut found: Vec<Vec<Move>> = Vec::new();
             let mut line = Vec::with_capacity(depth as usize);
