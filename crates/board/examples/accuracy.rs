@@ -1,0 +1,141 @@
+//! The e-board accuracy benchmark: real games from `shared/data/pgn/*.pgn`
+//! turned into hand-like sensor streams (see `arbiter_board::simulate`),
+//! read back, and scored.
+//!
+//! ```text
+//! cargo run --release -p arbiter-board --example accuracy -- --games 1000 [--seed N] [--settle MS]
+//! ```
+//!
+//! `ARBITER_SHARED` names the folder holding `data/pgn/`; without it, the
+//! nearest `shared/` beside the repository or above it. Without the data,
+//! it says so and exits 0.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use arbiter_board::simulate::{Noise, Rng, Tally, run, script_game};
+use arbiter_board::{BoardReader, DeviceId, Sensing, Settings, Settle};
+use arbiter_chess::pgn::read_games;
+use arbiter_chess::{Move, Position};
+
+fn shared_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("ARBITER_SHARED") {
+        return Some(PathBuf::from(dir));
+    }
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest.ancestors().skip(1).map(|dir| dir.join("shared")).find(|c| c.join("data").is_dir())
+}
+
+/// Mainline games from the standard starting position, as moves.
+fn load_games(limit: usize) -> Result<Vec<Vec<Move>>, String> {
+    let dir = shared_dir().map(|d| d.join("data/pgn")).filter(|d| d.is_dir()).ok_or("no shared/data/pgn")?;
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "pgn"))
+        .collect();
+    files.sort();
+    let mut games = Vec::new();
+    'files: for file in files {
+        let f = std::fs::File::open(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+        for game in read_games(std::io::BufReader::new(f)) {
+            let Ok(game) = game else { continue };
+            if game.tag("FEN").is_some() || game.moves.is_empty() {
+                continue;
+            }
+            let mut pos = Position::startpos();
+            let mut moves = Vec::with_capacity(game.moves.len());
+            let mut ok = true;
+            for san in game.sans() {
+                match pos.parse_san(san) {
+                    Ok(m) => {
+                        moves.push(m);
+                        pos = pos.after(m);
+                    }
+                    Err(_) => {
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            if ok {
+                games.push(moves);
+                if games.len() == limit {
+                    break 'files;
+                }
+            }
+        }
+    }
+    Ok(games)
+}
+
+fn main() -> ExitCode {
+    let mut games = 1000usize;
+    let mut seed = 2026u64;
+    let mut settle = 300u64;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let value = args.next().and_then(|v| v.parse::<u64>().ok());
+        match (a.as_str(), value) {
+            ("--games", Some(v)) => games = v as usize,
+            ("--seed", Some(v)) => seed = v,
+            ("--settle", Some(v)) => settle = v,
+            _ => {
+                eprintln!("usage: accuracy [--games N] [--seed N] [--settle MS]");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let Ok(settle_time) = Settle::from_ms(settle) else {
+        eprintln!("settle time {settle} ms is longer than {} ms", Settle::MAX_MS);
+        return ExitCode::from(2);
+    };
+    let list = match load_games(games) {
+        Ok(list) => list,
+        Err(why) => {
+            println!("skipped: {why}; set ARBITER_SHARED to the folder that holds data/pgn");
+            return ExitCode::SUCCESS;
+        }
+    };
+    println!("{} games, settle {settle} ms, seed {seed}, noise {:?}", list.len(), Noise::default());
+    for sensing in [Sensing::PieceIds, Sensing::Occupancy] {
+        let mut rng = Rng::new(seed);
+        let mut total = Tally::default();
+        for moves in &list {
+            let script =
+                script_game(Position::startpos(), moves, sensing, settle, Noise::default(), &mut rng);
+            let mut reader =
+                BoardReader::new(DeviceId(1), Position::startpos(), Settings::new(settle_time, sensing));
+            total.add(&run(&mut reader, &script));
+        }
+        let p50 = total.latency_quantile(0.5);
+        let p99 = total.latency_quantile(0.99);
+        let max = total.latency_quantile(1.0);
+        println!("\n{sensing:?} board:");
+        println!("  games read exactly      {} / {}", total.games_exact, total.games);
+        println!("  moves inferred          {} / {} played", total.moves_correct, total.moves_played);
+        println!("  false moves             {}", total.false_moves);
+        println!("  rook moves revised      {} (into castling, king followed late)", total.revised);
+        println!("  moves caught up         {} (after missed scans)", total.caught_up);
+        println!("  take-backs, illegal/unknown reports  {}, {}", total.take_backs, total.illegal_or_unknown);
+        println!(
+            "  touches recorded        {} / {} made ({} other evidence)",
+            total.touches_found, total.touches_made, total.other_evidence
+        );
+        println!("  observations refused    {} of {}", total.errors, total.observations);
+        println!(
+            "  latency (last placement to ruling)  p50 {p50} ms, p99 {p99} ms, max {max} ms (settle {settle} ms)"
+        );
+        println!(
+            "  inference per placement {:.2} us average over {} placements",
+            total.placement_ns as f64 / 1000.0 / total.placements.max(1) as f64,
+            total.placements
+        );
+        println!(
+            "  ruling at settle time    {:.2} us average over {} ticks (catch-up searches included)",
+            total.tick_ns as f64 / 1000.0 / total.ticks.max(1) as f64,
+            total.ticks
+        );
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,1261 @@
+//! The reader: a deterministic state machine from board observations to the
+//! acts the Laws judge.
+//!
+//! Two things are kept apart (OCR 3.2.6 asks the board to show what it
+//! believes): the *game position* the reader has inferred, with its history
+//! for take-backs, and the *believed placement*, the last placement that
+//! rested for the settle time, whatever it was. After an illegal move or an
+//! unknown placement they differ, and [`BoardReader::corrections`] says how
+//! to put the board right.
+//!
+//! How a placement is read, in order (the DGT Centaur reader's algorithm and
+//! picochess's successor matching, field-anchors-2 §1.2):
+//!
+//! 1. On every placement, the sensed board is compared with the current
+//!    position (nothing happened), each legal successor (a move; computed
+//!    once per position), and each earlier position (a take-back). A match
+//!    starts the settle time; a lift of the moving side's piece stops it.
+//!    Lifts alone never start it: a piece in the hand, a capture half done or
+//!    a piece sliding over two squares are waited through.
+//! 2. When the piece has rested for the settle time ([`BoardReader::tick`],
+//!    or the next observation), the match is ruled. A placement that matched
+//!    nothing waits twice the settle time (the next full scan of a board
+//!    that lost a field update usually puts it right first) and is then
+//!    searched deeper: a rook move followed by the king is
+//!    revised into castling, several missed moves are caught up (the
+//!    shortest sequence of at most [`Settings::catch_up`] plies, only while
+//!    the board is in step; two sequences of that length leading to the same
+//!    placement are ambiguous and reported as unknown), a single piece of the side to move moved
+//!    illegally is reported as an illegal move, and anything else as an
+//!    unknown placement, reported once until the board changes.
+//! 3. A king moved two squares beside its castling rook and a pawn placed on
+//!    the last rank are the first halves of castling and promotion: they are
+//!    waited through, not ruled (FIDE 3.8.2, 4.6.3 and 3.7.5.1: those moves
+//!    are complete only when the rook or the new piece is placed).
+
+use arbiter_chess::{Bitboard, Board, Color, Move, MoveKind, Piece, Position, Role, Square};
+
+use crate::corrections::{Correction, corrections};
+use crate::observation::{
+    DeviceId, DeviceTime, Impossible, Observation, ObservationError, ObservationKind, Placement, Sensing,
+    SettingsError, Settle, SquareState,
+};
+
+/// The most plies a catch-up searches; the search grows as the branching
+/// factor to this power, and more than four missed plies is a desync for the
+/// arbiter, not a guess.
+pub const MAX_CATCH_UP: u8 = 4;
+
+/// On an occupancy board, the longest a sliding piece is seen on two
+/// squares: one scan.
+const SLIDE_MS: u64 = 100;
+
+/// At most this many pieces are remembered in the hand (a hostile stream of
+/// lifts must not grow memory).
+const MAX_HAND: usize = 8;
+
+/// How a board is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Settings {
+    pub settle: Settle,
+    pub sensing: Sensing,
+    catch_up: u8,
+}
+
+impl Settings {
+    /// Settings with the default catch-up depth of three plies.
+    pub const fn new(settle: Settle, sensing: Sensing) -> Settings {
+        Settings { settle, sensing, catch_up: 3 }
+    }
+
+    /// The same settings with another catch-up depth.
+    ///
+    /// # Errors
+    /// [`SettingsError::CatchUpDepth`] outside `1..=MAX_CATCH_UP` (1 turns
+    /// catch-up off).
+    pub const fn with_catch_up(self, depth: u8) -> Result<Settings, SettingsError> {
+        if depth == 0 || depth > MAX_CATCH_UP {
+            return Err(SettingsError::CatchUpDepth { depth });
+        }
+        Ok(Settings { catch_up: depth, ..self })
+    }
+
+    /// The most plies one placement may account for.
+    pub const fn catch_up(&self) -> u8 {
+        self.catch_up
+    }
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings::new(Settle::DEFAULT, Sensing::PieceIds)
+    }
+}
+
+/// What a lift was evidence of (FIDE Article 4). The reader only reports
+/// it; the regulations decide what it means (see the crate documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TouchKind {
+    /// The first piece of the side to move lifted in this position (4.3a:
+    /// a touched own piece must be moved).
+    FirstLift,
+    /// A piece lifted and put back on its square (a touch that did not
+    /// become a move; j'adoube cannot be sensed, 4.2.1 needs it announced
+    /// first).
+    LiftAndReplace,
+    /// A piece of the side not to move lifted (4.3b: a touched opponent's
+    /// piece must be captured; a capture lifts it too).
+    OpponentPiece,
+}
+
+/// A touch seen by the sensors, with its time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TouchEvidence {
+    pub square: Square,
+    pub piece: Piece,
+    pub kind: TouchKind,
+    /// When the piece was lifted.
+    pub at: DeviceTime,
+    /// When it was put back ([`TouchKind::LiftAndReplace`] only).
+    pub released_at: Option<DeviceTime>,
+    /// The ply of the position the touch happened in.
+    pub ply: usize,
+}
+
+/// A move the board shows, ruled after its settle time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct InferredMove {
+    pub mv: Move,
+    /// The ply the move starts from (0 for the first move of the game).
+    pub ply: usize,
+    /// The placement that completed it.
+    pub placed_at: DeviceTime,
+    /// When it had rested for the settle time: the moment the move counts.
+    pub settled_at: DeviceTime,
+    /// A move already inferred for this ply that this one replaces: the rook
+    /// move of a castling whose king followed late.
+    pub revises: Option<Move>,
+    /// One of several moves found at once after missed scans.
+    pub caught_up: bool,
+}
+
+/// A piece of the side to move placed where no legal move takes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct IllegalAttempt {
+    pub from: Square,
+    pub to: Square,
+    /// The piece moved, when the board identifies it.
+    pub piece: Option<Piece>,
+    /// The ply of the position it was attempted in.
+    pub ply: usize,
+    pub placement: Placement,
+    pub settled_at: DeviceTime,
+}
+
+/// What the reader makes of the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Inference {
+    Move(InferredMove),
+    /// The board went back to the position after ply `to_ply`.
+    TakeBack {
+        to_ply: usize,
+        settled_at: DeviceTime,
+    },
+    Touch(TouchEvidence),
+    IllegalMove(IllegalAttempt),
+    /// A placement that is no legal successor, earlier position, catch-up
+    /// or single illegal move: the board and the game are out of step until
+    /// it shows a known placement again.
+    Unknown {
+        placement: Placement,
+        settled_at: DeviceTime,
+    },
+    /// A pawn rests on the last rank and the new piece is not known yet
+    /// (an occupancy board waiting for [`ObservationKind::PromotionChosen`]).
+    PromotionPending {
+        from: Square,
+        to: Square,
+        settled_at: DeviceTime,
+    },
+    /// After an illegal move or an unknown placement, the board shows the
+    /// game position again.
+    Restored {
+        settled_at: DeviceTime,
+    },
+}
+
+/// A match of the sensed board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Candidate {
+    /// The current position.
+    Same,
+    Move(Move),
+    TakeBack(usize),
+    /// A promotion whose piece is not known yet.
+    Promotion {
+        from: Square,
+        to: Square,
+    },
+    /// Castling, replacing the rook move last ruled.
+    Revise(Move),
+    /// Half a castling, a promotion or an en passant capture: wait.
+    Wait,
+    /// Nothing cheap: searched when settled.
+    Unresolved,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Settling {
+    candidate: Candidate,
+    since: DeviceTime,
+    snapshot: Sensed,
+    /// The square of the placement that started it.
+    placed: Option<Square>,
+    /// Stopped by a lift of a piece of the moving side; the same match
+    /// again resumes it with its first placement time.
+    suspended: bool,
+    /// The settle time has passed and a report was made (promotion
+    /// pending): do not report again.
+    reported: bool,
+}
+
+/// What the sensors show: piece codes, or occupancy only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Sensed {
+    /// Piece boards only.
+    board: Board,
+    occupied: Bitboard,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct InHand {
+    square: Square,
+    piece: Option<Piece>,
+    at: DeviceTime,
+}
+
+/// Reads one board for one game. See the module documentation.
+#[derive(Clone, Debug)]
+pub struct BoardReader {
+    device: DeviceId,
+    settings: Settings,
+    /// `history[ply]` is the position before move `ply`; the last one is the
+    /// game position.
+    history: Vec<Position>,
+    moves: Vec<Move>,
+    /// The legal successors of the game position and their placements.
+    successors: Vec<(Move, Board)>,
+    sensed: Sensed,
+    believed: Sensed,
+    settling: Option<Settling>,
+    hand: Vec<InHand>,
+    last: Option<(u64, DeviceTime)>,
+    finished: bool,
+    out_of_sync: bool,
+    /// The last placement reported as unknown or illegal.
+    reported: Option<Sensed>,
+    /// The ply whose first lift was reported.
+    first_lift_ply: Option<usize>,
+    promotion_choice: Option<Role>,
+    /// The square of the last placement action.
+    last_placed: Option<Square>,
+}
+
+impl BoardReader {
+    /// A reader of `device` for a game at `position`, with the board assumed
+    /// to show that position until it reports otherwise.
+    pub fn new(device: DeviceId, position: Position, settings: Settings) -> BoardReader {
+        let sensed = sensed_of(position.board(), settings.sensing);
+        let mut r = BoardReader {
+            device,
+            settings,
+            history: vec![position],
+            moves: Vec::new(),
+            successors: Vec::new(),
+            sensed,
+            believed: sensed,
+            settling: None,
+            hand: Vec::new(),
+            last: None,
+            finished: false,
+            out_of_sync: false,
+            reported: None,
+            first_lift_ply: None,
+            promotion_choice: None,
+            last_placed: None,
+        };
+        r.compute_successors();
+        r
+    }
+
+    /// The game position as inferred.
+    pub fn position(&self) -> &Position {
+        self.history.last().expect("history is never empty")
+    }
+
+    /// Plies inferred so far (the index of the next move).
+    pub fn ply(&self) -> usize {
+        self.moves.len()
+    }
+
+    /// The moves inferred, from the starting position.
+    pub fn moves(&self) -> &[Move] {
+        &self.moves
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    pub fn device(&self) -> DeviceId {
+        self.device
+    }
+
+    /// What the board believes: the last placement that rested for the
+    /// settle time (OCR 3.2.6).
+    pub fn believed(&self) -> Placement {
+        self.placement_of(&self.believed)
+    }
+
+    /// What the sensors show right now.
+    pub fn sensed(&self) -> Placement {
+        self.placement_of(&self.sensed)
+    }
+
+    /// `true` while the board shows a placement the game does not explain.
+    pub fn is_out_of_sync(&self) -> bool {
+        self.out_of_sync
+    }
+
+    /// What to do on the board to show the game position.
+    pub fn corrections(&self) -> Vec<Correction> {
+        corrections(&self.sensed(), self.position().board())
+    }
+
+    /// When [`BoardReader::tick`] should next be called: the end of the
+    /// current settle time, if a placement is waiting for it.
+    pub fn deadline(&self) -> Option<DeviceTime> {
+        match self.settling {
+            Some(s) if !s.suspended && !s.reported && s.candidate != Candidate::Wait => {
+                Some(s.since.plus(self.wait_ms(s.candidate)))
+            }
+            _ => None,
+        }
+    }
+
+    /// How long a match must rest before it is ruled: the settle time; and
+    /// twice that for a placement nothing cheap explains (a catch-up, an
+    /// illegal move, an unknown placement), so that the next full scan of a
+    /// board that lost a field update can put it right before an illegal
+    /// move is reported that no hand made.
+    fn wait_ms(&self, candidate: Candidate) -> u64 {
+        let settle = self.settings.settle.ms();
+        if candidate == Candidate::Unresolved { settle.saturating_mul(2) } else { settle }
+    }
+
+    /// The game is over: later observations are refused.
+    pub fn finish(&mut self) {
+        self.finished = true;
+    }
+
+    /// The Laws decided the position differently from the board (a move
+    /// refused, a position set by the arbiter, a move entered elsewhere):
+    /// the reader follows, and take-backs reach back to `position` only.
+    pub fn set_position(&mut self, position: Position) {
+        self.history.clear();
+        self.history.push(position);
+        self.moves.clear();
+        self.settling = None;
+        self.reported = None;
+        self.first_lift_ply = None;
+        self.compute_successors();
+        self.out_of_sync = !self.matches(&self.sensed, position.board());
+        if !self.out_of_sync {
+            self.believed = self.sensed;
+        }
+    }
+
+    /// The settle time passes: rules a placement that has rested long
+    /// enough at `now` (device time).
+    pub fn tick(&mut self, now: DeviceTime) -> Vec<Inference> {
+        let mut out = Vec::new();
+        self.settle_due(now, &mut out);
+        out
+    }
+
+    /// Takes one observation; first rules whatever had settled before it.
+    ///
+    /// # Errors
+    /// An [`ObservationError`] for an observation from another device, out
+    /// of order, duplicated, for a finished game, or physically impossible;
+    /// the reader is then unchanged (except that a refused observation in
+    /// order uses up its sequence number).
+    pub fn observe(&mut self, obs: &Observation) -> Result<Vec<Inference>, ObservationError> {
+        if obs.device != self.device {
+            return Err(ObservationError::UnknownDevice { device: obs.device, expected: self.device });
+        }
+        if self.finished {
+            return Err(ObservationError::GameFinished);
+        }
+        if let Some((seq, at)) = self.last {
+            if obs.device_seq == seq {
+                return Err(ObservationError::Duplicate { seq });
+            }
+            if obs.device_seq < seq {
+                return Err(ObservationError::OutOfOrder { seq: obs.device_seq, last: seq });
+            }
+            if obs.at < at {
+                return Err(ObservationError::TimeWentBack { at: obs.at.0, last: at.0 });
+            }
+        }
+        self.last = Some((obs.device_seq, obs.at));
+        // Refused before anything settles: a refused observation must not
+        // swallow the rulings its time would have brought (they come with
+        // the next call).
+        self.validate(obs.kind)?;
+        let mut out = Vec::new();
+        self.settle_due(obs.at, &mut out);
+        // Validated against the state before the rulings; the one thing a
+        // ruling changes that a check reads is the hand (a placement without
+        // a code whose lifted piece belonged to the ruled move): such an
+        // observation is then dropped, and the rulings still returned.
+        let _ = self.apply(obs.at, obs.kind, &mut out);
+        // A promotion choice may complete a promotion that had already
+        // rested long enough.
+        self.settle_due(obs.at, &mut out);
+        Ok(out)
+    }
+
+    /// Every check [`BoardReader::apply`] makes, without changing anything.
+    fn validate(&self, kind: ObservationKind) -> Result<(), ObservationError> {
+        let piece_ids = self.settings.sensing == Sensing::PieceIds;
+        match kind {
+            ObservationKind::Placement(p) => match (p, piece_ids) {
+                (Placement::Pieces(b), true) => {
+                    check_scan(&Sensed { board: b, occupied: b.occupied() }, true)
+                }
+                (Placement::Occupancy(o), false) => {
+                    check_scan(&Sensed { board: Board::empty(), occupied: o }, false)
+                }
+                _ => Err(ObservationError::SensingMismatch),
+            },
+            ObservationKind::SquareChanged { square, now: SquareState::Empty }
+            | ObservationKind::Lifted { square } => {
+                let mut b = self.sensed.board;
+                b.remove(square);
+                if piece_ids && self.sensed.occupied.contains(square) && b.kings().is_empty() {
+                    return Err(ObservationError::Impossible(Impossible::NoKings));
+                }
+                Ok(())
+            }
+            ObservationKind::SquareChanged { now: SquareState::Occupied, .. } if piece_ids => {
+                Err(ObservationError::SensingMismatch)
+            }
+            ObservationKind::SquareChanged { square, now } => {
+                let piece = if let SquareState::Piece(p) = now { Some(p) } else { None };
+                self.check_place(square, if piece_ids { piece } else { None })
+            }
+            ObservationKind::Placed { square, piece } => {
+                self.check_place(square, if piece_ids { piece } else { None })
+            }
+            ObservationKind::PromotionChosen(role) => {
+                if matches!(role, Role::Pawn | Role::King) {
+                    return Err(ObservationError::NotAPromotionPiece { role });
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn check_place(&self, square: Square, piece: Option<Piece>) -> Result<(), ObservationError> {
+        let piece_ids = self.settings.sensing == Sensing::PieceIds;
+        let piece = match piece {
+            Some(p) => Some(p),
+            None if piece_ids => match self.hand.last() {
+                Some(h) if h.piece.is_some() => h.piece,
+                _ => return Err(ObservationError::UnknownPiece { square }),
+            },
+            None => None,
+        };
+        let mut new = self.sensed;
+        new.occupied.add(square);
+        if let Some(p) = piece
+            && piece_ids
+        {
+            new.board.set(square, p);
+        }
+        let count = new.occupied.count();
+        // One more than a full set: a piece sliding over two squares shows
+        // on both for a scan.
+        if count > 33 {
+            return Err(ObservationError::Impossible(Impossible::TooManyPieces { count }));
+        }
+        if piece_ids {
+            for color in Color::ALL {
+                let n = new.board.by_color(color).count();
+                if n > 17 {
+                    return Err(ObservationError::Impossible(Impossible::TooManyOfColor { color, count: n }));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn apply(
+        &mut self,
+        at: DeviceTime,
+        kind: ObservationKind,
+        out: &mut Vec<Inference>,
+    ) -> Result<(), ObservationError> {
+        let piece_ids = self.settings.sensing == Sensing::PieceIds;
+        match kind {
+            ObservationKind::Placement(p) => {
+                let new = match (p, piece_ids) {
+                    (Placement::Pieces(b), true) => Sensed { board: b, occupied: b.occupied() },
+                    (Placement::Occupancy(o), false) => Sensed { board: Board::empty(), occupied: o },
+                    _ => return Err(ObservationError::SensingMismatch),
+                };
+                check_scan(&new, piece_ids)?;
+                self.apply_scan(at, new, out);
+            }
+            ObservationKind::SquareChanged { square, now } => match now {
+                SquareState::Empty => self.lift(at, square, out)?,
+                SquareState::Occupied if !piece_ids => self.place(at, square, None, out)?,
+                SquareState::Piece(p) if piece_ids => self.place(at, square, Some(p), out)?,
+                // An occupancy board may still name pieces: take the
+                // occupancy and ignore the code.
+                SquareState::Piece(_) => self.place(at, square, None, out)?,
+                SquareState::Occupied => return Err(ObservationError::SensingMismatch),
+            },
+            ObservationKind::Lifted { square } => self.lift(at, square, out)?,
+            ObservationKind::Placed { square, piece } => {
+                let piece = if piece_ids { piece } else { None };
+                self.place(at, square, piece, out)?;
+            }
+            ObservationKind::PromotionChosen(role) => {
+                if matches!(role, Role::Pawn | Role::King) {
+                    return Err(ObservationError::NotAPromotionPiece { role });
+                }
+                self.promotion_choice = Some(role);
+                if let Some(s) = self.settling
+                    && let Candidate::Promotion { .. } = s.candidate
+                {
+                    let candidate = self.classify(&s.snapshot, s.placed);
+                    self.settling = Some(Settling { candidate, reported: false, ..s });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A square emptied.
+    fn lift(
+        &mut self,
+        at: DeviceTime,
+        square: Square,
+        out: &mut Vec<Inference>,
+    ) -> Result<(), ObservationError> {
+        if !self.sensed.occupied.contains(square) {
+            // Already empty (a repeated field update): nothing changes.
+            return Ok(());
+        }
+        let mut new = self.sensed;
+        new.occupied.remove(square);
+        new.board.remove(square);
+        if self.settings.sensing == Sensing::PieceIds && new.board.kings().is_empty() {
+            return Err(ObservationError::Impossible(Impossible::NoKings));
+        }
+        let piece = self.piece_lifted(square);
+        self.sensed = new;
+        self.on_lift(at, square, piece, out);
+        Ok(())
+    }
+
+    /// A square now holds a piece (`None`: unknown, on occupancy boards).
+    fn place(
+        &mut self,
+        at: DeviceTime,
+        square: Square,
+        piece: Option<Piece>,
+        out: &mut Vec<Inference>,
+    ) -> Result<(), ObservationError> {
+        let piece_ids = self.settings.sensing == Sensing::PieceIds;
+        let piece = match piece {
+            Some(p) => Some(p),
+            None if piece_ids => match self.hand.last() {
+                Some(h) if h.piece.is_some() => h.piece,
+                _ => return Err(ObservationError::UnknownPiece { square }),
+            },
+            None => None,
+        };
+        if piece_ids && self.sensed.board.piece_at(square) == piece {
+            return Ok(());
+        }
+        if !piece_ids && self.sensed.occupied.contains(square) {
+            // A piece put down on a square the board thinks occupied: the
+            // lift of what stood there was missed (a capture). Still a
+            // placement, which starts the settle time.
+            self.hand.retain(|h| h.square != square);
+            self.last_placed = Some(square);
+            self.on_change(at, Some(square));
+            return Ok(());
+        }
+        let mut new = self.sensed;
+        new.occupied.add(square);
+        if let Some(p) = piece
+            && piece_ids
+        {
+            new.board.set(square, p);
+        }
+        self.check_place(square, piece)?;
+        // A piece displaced by this one (a replacement without a lift) goes
+        // through the lift logic first.
+        if piece_ids && let Some(old) = self.sensed.board.piece_at(square) {
+            let mut lifted = self.sensed;
+            lifted.board.remove(square);
+            lifted.occupied.remove(square);
+            self.sensed = lifted;
+            self.on_lift(at, square, Some(old), out);
+        }
+        // On an occupancy board a capture looks like a put-back on the
+        // captured piece's square; a piece of the other colour in the hand
+        // is the one that captured.
+        if !piece_ids
+            && let Some(v) = self.hand.iter().rposition(|h| h.square == square)
+            && let Some(victim) = self.hand[v].piece
+            && let Some(c) = self.hand.iter().rposition(|h| h.piece.is_some_and(|p| p.color != victim.color))
+        {
+            self.hand.remove(v.max(c));
+            self.hand.remove(v.min(c));
+            self.sensed = new;
+            self.last_placed = Some(square);
+            self.on_change(at, Some(square));
+            return Ok(());
+        }
+        // Put back where it was lifted from: a touch.
+        let idx = self.hand.iter().rposition(|h| h.square == square && (!piece_ids || h.piece == piece));
+        let idx = idx.or_else(|| self.hand.iter().rposition(|h| !piece_ids || h.piece == piece));
+        if let Some(i) = idx {
+            let h = self.hand.remove(i);
+            if h.square == square
+                && let Some(p) = h.piece
+            {
+                out.push(Inference::Touch(TouchEvidence {
+                    square,
+                    piece: p,
+                    kind: TouchKind::LiftAndReplace,
+                    at: h.at,
+                    released_at: Some(at),
+                    ply: self.ply(),
+                }));
+            }
+        }
+        self.sensed = new;
+        self.last_placed = Some(square);
+        self.on_change(at, Some(square));
+        Ok(())
+    }
+
+    /// A full scan: its lifts go through the lift logic (touch evidence),
+    /// then the new placement is matched.
+    fn apply_scan(&mut self, at: DeviceTime, new: Sensed, out: &mut Vec<Inference>) {
+        let changed = self.sensed != new;
+        let gone = self.sensed.occupied & !new.occupied;
+        for square in gone {
+            let piece = self.piece_lifted(square);
+            self.sensed.occupied.remove(square);
+            self.sensed.board.remove(square);
+            self.on_lift(at, square, piece, out);
+        }
+        let placed = if self.settings.sensing == Sensing::PieceIds {
+            let mut changed = Bitboard::EMPTY;
+            for square in new.occupied {
+                if new.board.piece_at(square) != self.sensed.board.piece_at(square) {
+                    changed.add(square);
+                }
+            }
+            changed
+        } else {
+            new.occupied & !self.sensed.occupied
+        };
+        self.sensed = new;
+        // A scan is the board's own word on every square: it is matched even
+        // when it only removed pieces (a missed lift), so on occupancy boards
+        // read by scans alone a piece in the hand above a capture cannot be
+        // told from the capture (their actions tell them apart).
+        if changed || placed.any() {
+            self.hand.clear();
+            // A scan that placed nothing new (the placing action came before
+            // it) is read with the square last placed on.
+            let square = placed.last().or(self.last_placed);
+            self.on_change(at, square);
+        }
+    }
+
+    /// The piece on a square about to be lifted: read from the board, or on
+    /// occupancy boards from the position the board is expected to show.
+    fn piece_lifted(&self, square: Square) -> Option<Piece> {
+        if self.settings.sensing == Sensing::PieceIds {
+            return self.sensed.board.piece_at(square);
+        }
+        match self.settling {
+            Some(Settling { candidate: Candidate::Move(m), suspended: false, .. }) => {
+                self.position().after(m).board().piece_at(square)
+            }
+            _ => self.position().board().piece_at(square),
+        }
+    }
+
+    fn on_lift(&mut self, at: DeviceTime, square: Square, piece: Option<Piece>, out: &mut Vec<Inference>) {
+        // Does the lift stop the placement waiting to settle? A lift of the
+        // moved piece or of another piece of the moving side (the move goes
+        // on) does; a lift by the opponent (who may start thinking with a
+        // hand on a piece) does not.
+        let was_unresolved = matches!(
+            self.settling,
+            Some(Settling {
+                candidate: Candidate::Unresolved | Candidate::Wait | Candidate::TakeBack(_),
+                ..
+            })
+        );
+        let placed_before = self.settling.and_then(|s| s.placed);
+        let placed_since = self.settling.map(|s| s.since);
+        if let Some(s) = &mut self.settling {
+            match s.candidate {
+                Candidate::Move(m) => {
+                    let mover = self.history.last().expect("history").turn();
+                    let moved_square = m.king_or_piece_to() == square || m.to() == square;
+                    if moved_square || piece.is_none() {
+                        self.settling = None;
+                    } else if piece.is_some_and(|p| p.color == mover) {
+                        s.suspended = true;
+                    }
+                }
+                Candidate::Revise(m) => {
+                    let mover = !self.history.last().expect("history").turn();
+                    if m.king_or_piece_to() == square || castling_rook_to(m) == square || piece.is_none() {
+                        self.settling = None;
+                    } else if piece.is_some_and(|p| p.color == mover) {
+                        s.suspended = true;
+                    }
+                }
+                Candidate::Promotion { to, .. } if to == square => self.settling = None,
+                Candidate::Promotion { .. } | Candidate::Same | Candidate::Wait => s.suspended = true,
+                Candidate::TakeBack(_) | Candidate::Unresolved => self.settling = None,
+            }
+        }
+        // A lift completes a move in two cases: en passant with the captured
+        // pawn taken off last, and a piece slid to its square and seen on
+        // both (the update of the square it left comes last). On occupancy
+        // boards a slide must be within one scan: a king lifted well after a
+        // rook was put down beside it is castling on its way, not a slide.
+        if was_unresolved
+            && let Candidate::Move(m) = self.classify(&self.sensed, placed_before)
+            && (m.is_en_passant()
+                || (m.from() == square
+                    && (self.settings.sensing == Sensing::PieceIds
+                        || placed_since.is_some_and(|t| at.since(t) <= SLIDE_MS))))
+        {
+            self.settling = Some(Settling {
+                candidate: Candidate::Move(m),
+                since: at,
+                snapshot: self.sensed,
+                placed: placed_before,
+                suspended: false,
+                reported: false,
+            });
+        }
+        if self.hand.len() == MAX_HAND {
+            self.hand.remove(0);
+        }
+        self.hand.push(InHand { square, piece, at });
+        let Some(piece) = piece else { return };
+        // Touch evidence is read in the position the toucher faces: after a
+        // move still settling, that is the position after it.
+        let (turn, ply) = match self.settling {
+            Some(Settling { candidate: Candidate::Move(_), suspended: false, .. }) => {
+                (!self.position().turn(), self.ply() + 1)
+            }
+            _ => (self.position().turn(), self.ply()),
+        };
+        if piece.color == turn {
+            if self.first_lift_ply != Some(ply) {
+                self.first_lift_ply = Some(ply);
+                out.push(Inference::Touch(TouchEvidence {
+                    square,
+                    piece,
+                    kind: TouchKind::FirstLift,
+                    at,
+                    released_at: None,
+                    ply,
+                }));
+            }
+        } else {
+            out.push(Inference::Touch(TouchEvidence {
+                square,
+                piece,
+                kind: TouchKind::OpponentPiece,
+                at,
+                released_at: None,
+                ply,
+            }));
+        }
+    }
+
+    /// The sensed board changed by a placement: match it.
+    fn on_change(&mut self, at: DeviceTime, placed: Option<Square>) {
+        // The board is back to the move already waiting (a knocked piece put
+        // back): that move, whatever else the placement could be read as.
+        if let Some(s) = &mut self.settling
+            && let Candidate::Move(m) = s.candidate
+            && s.snapshot == self.sensed
+            && placed != Some(m.king_or_piece_to())
+        {
+            s.suspended = false;
+            return;
+        }
+        let candidate = self.classify(&self.sensed, placed);
+        if candidate == Candidate::Same && self.sensed == self.believed && !self.out_of_sync {
+            self.settling = None;
+            return;
+        }
+        let concrete = !matches!(candidate, Candidate::Unresolved);
+        if let Some(s) = &mut self.settling
+            && s.candidate == candidate
+            && concrete
+        {
+            // The same match again (a knocked piece put back, the moving side
+            // touching another piece): the moved piece has rested since its
+            // own placement.
+            s.suspended = false;
+            s.snapshot = self.sensed;
+            return;
+        }
+        self.settling = Some(Settling {
+            candidate,
+            since: at,
+            snapshot: self.sensed,
+            placed,
+            suspended: false,
+            reported: false,
+        });
+    }
+
+    fn matches(&self, sensed: &Sensed, board: &Board) -> bool {
+        if sensed.occupied != board.occupied() {
+            return false;
+        }
+        self.settings.sensing == Sensing::Occupancy || sensed.board == *board
+    }
+
+    /// The cheap match: the position, its successors, earlier positions.
+    fn classify(&self, sensed: &Sensed, placed: Option<Square>) -> Candidate {
+        let pos = self.position();
+        if self.matches(sensed, pos.board()) {
+            return Candidate::Same;
+        }
+        let occupancy = self.settings.sensing == Sensing::Occupancy;
+        let mut found: Option<Move> = None;
+        let mut promotion: Option<(Square, Square)> = None;
+        let mut ambiguous = false;
+        // A match filling the placed square was found: others cannot be it.
+        let mut filled = false;
+        for (m, b) in &self.successors {
+            if !self.matches(sensed, b) {
+                continue;
+            }
+            if let Some(role) = m.promotion_role()
+                && occupancy
+                && self.promotion_choice != Some(role)
+            {
+                promotion = Some((m.from(), m.to()));
+                continue;
+            }
+            if !occupancy {
+                found = Some(*m);
+                break;
+            }
+            // Occupancy alone cannot tell which piece a capture took (all
+            // captures by one piece leave the same squares occupied): the
+            // square of the last placement, one the move fills, decides.
+            let fills = |m: Move| {
+                placed.is_some_and(|sq| {
+                    m.king_or_piece_to() == sq || (m.is_castle() && castling_rook_to(m) == sq)
+                })
+            };
+            match found {
+                None => {
+                    found = Some(*m);
+                    filled = fills(*m);
+                }
+                Some(f) if fills(f) && fills(*m) => ambiguous = true,
+                Some(f) if fills(f) => {}
+                Some(_) if fills(*m) => {
+                    found = Some(*m);
+                    ambiguous = false;
+                    filled = true;
+                }
+                Some(_) if !filled => ambiguous = true,
+                Some(_) => {}
+            }
+        }
+        if ambiguous {
+            return Candidate::Unresolved;
+        }
+        if let Some(m) = found {
+            return Candidate::Move(m);
+        }
+        if let Some((from, to)) = promotion {
+            return Candidate::Promotion { from, to };
+        }
+        if self.is_half_move(sensed) {
+            return Candidate::Wait;
+        }
+        for (k, p) in self.history.iter().enumerate().rev().skip(1) {
+            if self.matches(sensed, p.board()) {
+                return Candidate::TakeBack(k);
+            }
+        }
+        if let Some(m) = self.castling_revision(sensed) {
+            return Candidate::Revise(m);
+        }
+        Candidate::Unresolved
+    }
+
+    /// The last move ruled was a rook move and the board now shows castling
+    /// with that rook instead: the king followed after the settle time.
+    fn castling_revision(&self, sensed: &Sensed) -> Option<Move> {
+        let last = *self.moves.last()?;
+        let before = *self.history.iter().rev().nth(1)?;
+        if before.board().piece_at(last.from())?.role != Role::Rook
+            || !before.castling_rooks().contains(last.from())
+        {
+            return None;
+        }
+        before.legal_moves().iter().copied().find(|m| {
+            m.is_castle() && m.to() == last.from() && self.matches(sensed, before.after(*m).board())
+        })
+    }
+
+    /// The first half of a castling (king moved, rook not yet) or of a
+    /// promotion (pawn on the last rank, not yet exchanged).
+    fn is_half_move(&self, sensed: &Sensed) -> bool {
+        for (m, b) in &self.successors {
+            match m.kind() {
+                MoveKind::Castle => {
+                    let king_to = m.king_or_piece_to();
+                    let rook_to = castling_rook_to(*m);
+                    if m.to() == king_to {
+                        continue;
+                    }
+                    let mut half = *b;
+                    if let Some(rook) = half.remove(rook_to) {
+                        half.set(m.to(), rook);
+                        if self.matches(sensed, &half) {
+                            return true;
+                        }
+                    }
+                }
+                MoveKind::Promotion(Role::Queen) => {
+                    let mut half = *b;
+                    let color = self.position().turn();
+                    half.set(m.to(), Piece { color, role: Role::Pawn });
+                    if self.matches(sensed, &half) {
+                        return true;
+                    }
+                }
+                MoveKind::EnPassant => {
+                    // The captured pawn not yet taken off.
+                    let mut half = *b;
+                    let victim = Square::from_coords(m.to().file(), m.from().rank());
+                    half.set(victim, Piece { color: !self.position().turn(), role: Role::Pawn });
+                    if self.matches(sensed, &half) {
+                        return true;
+                    }
+                }
+                _ => {}
+            }
+        }
+        false
+    }
+
+    fn compute_successors(&mut self) {
+        let pos = *self.position();
+        self.successors.clear();
+        for m in pos.legal_moves().iter() {
+            self.successors.push((*m, *pos.after(*m).board()));
+        }
+    }
+
+    fn placement_of(&self, s: &Sensed) -> Placement {
+        match self.settings.sensing {
+            Sensing::PieceIds => Placement::Pieces(s.board),
+            Sensing::Occupancy => Placement::Occupancy(s.occupied),
+        }
+    }
+
+    /// Rules the settling placement if its time has come by `now`.
+    fn settle_due(&mut self, now: DeviceTime, out: &mut Vec<Inference>) {
+        let Some(s) = self.settling else { return };
+        if s.suspended || s.reported || s.candidate == Candidate::Wait {
+            return;
+        }
+        let due = s.since.plus(self.wait_ms(s.candidate));
+        if now < due {
+            return;
+        }
+        self.settling = None;
+        match s.candidate {
+            Candidate::Same => {
+                self.believed = s.snapshot;
+                self.reported = None;
+                if self.out_of_sync {
+                    self.out_of_sync = false;
+                    out.push(Inference::Restored { settled_at: due });
+                }
+            }
+            Candidate::Move(m) => {
+                self.commit(m, s, due, None, false, out);
+            }
+            Candidate::TakeBack(k) => {
+                self.history.truncate(k + 1);
+                self.moves.truncate(k);
+                self.compute_successors();
+                self.believed = s.snapshot;
+                self.out_of_sync = false;
+                self.reported = None;
+                self.first_lift_ply = None;
+                out.push(Inference::TakeBack { to_ply: k, settled_at: due });
+            }
+            Candidate::Promotion { from, to } => {
+                out.push(Inference::PromotionPending { from, to, settled_at: due });
+                self.settling = Some(Settling { reported: true, ..s });
+            }
+            Candidate::Revise(m) => {
+                let last = self.moves.pop().expect("a move to revise");
+                self.history.pop();
+                self.commit(m, s, due, Some(last), false, out);
+            }
+            Candidate::Wait => {}
+            Candidate::Unresolved => self.resolve(s, due, out),
+        }
+    }
+
+    fn commit(
+        &mut self,
+        m: Move,
+        s: Settling,
+        due: DeviceTime,
+        revises: Option<Move>,
+        caught_up: bool,
+        out: &mut Vec<Inference>,
+    ) {
+        let pos = self.position().after(m);
+        let ply = self.ply();
+        self.history.push(pos);
+        self.moves.push(m);
+        self.compute_successors();
+        self.believed = s.snapshot;
+        self.out_of_sync = false;
+        self.reported = None;
+        // Pieces lifted before the move was placed were part of it (or a
+        // capture's victim); lifts since belong to the next move.
+        self.hand.retain(|h| h.at > s.since);
+        if m.is_promotion() {
+            self.promotion_choice = None;
+        }
+        out.push(Inference::Move(InferredMove {
+            mv: m,
+            ply,
+            placed_at: s.since,
+            settled_at: due,
+            revises,
+            caught_up,
+        }));
+    }
+
+    /// The deep search for a settled placement nothing cheap explained.
+    fn resolve(&mut self, s: Settling, due: DeviceTime, out: &mut Vec<Inference>) {
+        let target = s.snapshot;
+        // Missed scans: the shortest run of legal moves that explains it.
+        // A placement that several single moves explain (captures seen on
+        // an occupancy board without the placing action) is ambiguous: a
+        // longer run would be a guess.
+        let start = *self.position();
+        let single = self.successors.iter().any(|(_, b)| self.matches(&target, b));
+        // Out of step already (an unknown placement stands), a run of moves
+        // that happens to explain the board would be a guess too: only a
+        // known placement puts the board back in step.
+        let deepest = if single || self.out_of_sync { 1 } else { self.settings.catch_up };
+        for depth in 2..=deepest {
+            let mut found: Vec<Vec<Move>> = Vec::new();
+            let mut line = Vec::with_capacity(depth as usize);
+            self.search(&start, &target, depth, &mut line, &mut found);
+            match found.len() {
+                0 => continue,
+                1 => {
+                    for m in found.pop().expect("one line") {
+                        self.commit(m, s, due, None, true, out);
+                    }
+                    return;
+                }
+                // Transposed moves (two missed moves of one side) cannot be
+                // ordered from the placement alone.
+                _ => break,
+            }
+        }
+        if self.reported == Some(target) {
+            self.out_of_sync = true;
+            return;
+        }
+        self.reported = Some(target);
+        self.out_of_sync = true;
+        self.believed = target;
+        let placement = self.placement_of(&target);
+        if let Some((from, to, piece)) = self.single_piece_moved(&target, s.placed) {
+            out.push(Inference::IllegalMove(IllegalAttempt {
+                from,
+                to,
+                piece,
+                ply: self.ply(),
+                placement,
+                settled_at: due,
+            }));
+        } else {
+            out.push(Inference::Unknown { placement, settled_at: due });
+        }
+    }
+
+    /// Depth-first search for move sequences of exactly `depth` plies from
+    /// `pos` to `target`; stops at two (enough to call it ambiguous).
+    fn search(
+        &self,
+        pos: &Position,
+        target: &Sensed,
+        depth: u8,
+        line: &mut Vec<Move>,
+        found: &mut Vec<Vec<Move>>,
+    ) {
+        if found.len() >= 2 {
+            return;
+        }
+        if depth == 0 {
+            if self.matches(target, pos.board()) {
+                found.push(line.clone());
+            }
+            return;
+        }
+        // A move changes at most four squares (castling): prune positions
+        // too far from the target to reach it in the plies left.
+        if self.distance(pos.board(), target) > 4 * u32::from(depth) {
+            return;
+        }
+        if pos.board().occupied().count() < target.occupied.count() {
+            return;
+        }
+        for m in pos.legal_moves().iter() {
+            if self.settings.sensing == Sensing::Occupancy
+                && m.promotion_role().is_some_and(|r| Some(r) != self.promotion_choice.or(Some(Role::Queen)))
+            {
+                continue;
+            }
+            line.push(*m);
+            self.search(&pos.after(*m), target, depth - 1, line, found);
+            line.pop();
+        }
+    }
+
+    /// Squares on which `board` and `target` differ.
+    fn distance(&self, board: &Board, target: &Sensed) -> u32 {
+        if self.settings.sensing == Sensing::Occupancy {
+            return (board.occupied() ^ target.occupied).count();
+        }
+        let mut diff = board.occupied() ^ target.occupied;
+        for role in Role::ALL {
+            diff |= board.by_role(role) ^ target.board.by_role(role);
+        }
+        for color in Color::ALL {
+            diff |= board.by_color(color) ^ target.board.by_color(color);
+        }
+        diff.count()
+    }
+
+    /// A single piece of the side to move taken from one square to another
+    /// (capturing or not), the rest unchanged: an illegal move.
+    fn single_piece_moved(
+        &self,
+        target: &Sensed,
+        placed: Option<Square>,
+    ) -> Option<(Square, Square, Option<Piece>)> {
+        let pos = self.position();
+        let board = pos.board();
+        let ours = board.by_color(pos.turn());
+        let emptied = board.occupied() & !target.occupied;
+        let filled = target.occupied & !board.occupied();
+        match self.settings.sensing {
+            Sensing::PieceIds => {
+                let mut changed = board.occupied() | target.occupied;
+                changed = changed
+                    .into_iter()
+                    .filter(|sq| board.piece_at(*sq) != target.board.piece_at(*sq))
+                    .collect::<Bitboard>();
+                let from = emptied.single_square()?;
+                let to = (changed & !emptied).single_square()?;
+                let piece = board.piece_at(from)?;
+                if !ours.contains(from) || ours.contains(to) {
+                    return None;
+                }
+                let landed = target.board.piece_at(to)?;
+                if landed != piece && !(piece.role == Role::Pawn && landed.color == piece.color) {
+                    return None;
+                }
+                Some((from, to, Some(piece)))
+            }
+            Sensing::Occupancy => {
+                let from = emptied.single_square()?;
+                if !ours.contains(from) {
+                    return None;
+                }
+                let to = match filled.count() {
+                    1 => filled.single_square()?,
+                    0 => placed.filter(|sq| board.by_color(!pos.turn()).contains(*sq))?,
+                    _ => return None,
+                };
+                Some((from, to, board.piece_at(from)))
+            }
+        }
+    }
+}
+
+/// Where the rook of a castling move ends up.
+fn castling_rook_to(m: Move) -> Square {
+    let side = m.castling_side().expect("a castling move");
+    Square::from_coords(side.rook_to_file(), m.from().rank())
+}
+
+fn sensed_of(board: &Board, sensing: Sensing) -> Sensed {
+    match sensing {
+        Sensing::PieceIds => Sensed { board: *board, occupied: board.occupied() },
+        Sensing::Occupancy => Sensed { board: Board::empty(), occupied: board.occupied() },
+    }
+}
+
+/// A full scan that cannot be a real board.
+fn check_scan(s: &Sensed, piece_ids: bool) -> Result<(), ObservationError> {
+    let count = s.occupied.count();
+    if count > 32 {
+        return Err(ObservationError::Impossible(Impossible::TooManyPieces { count }));
+    }
+    if piece_ids {
+        for color in Color::ALL {
+            let n = s.board.by_color(color).count();
+            if n > 16 {
+                return Err(ObservationError::Impossible(Impossible::TooManyOfColor { color, count: n }));
+            }
+        }
+        if s.board.kings().is_empty() {
+            return Err(ObservationError::Impossible(Impossible::NoKings));
+        }
+    }
+    Ok(())
+}
