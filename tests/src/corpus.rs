@@ -481,8 +481,13 @@ impl Session {
 /// ExportPgn each, then ListGames), as canonical JSON with read times
 /// blanked: what the golden corpus's `expected.json` holds.
 pub async fn read_everything(server: &TestServer) -> Value {
+    read_everything_of(server, &GAMES).await
+}
+
+/// [`read_everything`] for the games `games` (a corpus's own list).
+pub async fn read_everything_of(server: &TestServer, games: &[&str]) -> Value {
     let mut session = Session::new_reader(server).await;
-    for id in GAMES {
+    for id in games {
         session.read_back(id).await;
     }
     session.list_all().await;
@@ -510,6 +515,15 @@ pub const GAMES: &[&str] = &[
     "pending",
     "paused",
 ];
+
+/// Games the session has played since format 3 (a game withdrawn before it
+/// started): their corpora hold them, older corpora do not.
+pub const GAMES_SINCE_FORMAT_3: [&str; 1] = ["cancelled"];
+
+/// Every game the session plays today.
+pub fn all_games() -> Vec<&'static str> {
+    GAMES.iter().chain(GAMES_SINCE_FORMAT_3.iter()).copied().collect()
+}
 
 /// Plays the whole corpus. The server is restarted once (the outage game),
 /// so the session owns it; [`Session::server`] is the running one at the end.
@@ -863,6 +877,14 @@ pub async fn play(server: TestServer) -> Session {
     s.mv(id, W, "e2e4").await; // not started
     let req = pb::RecordArrivalRequest { name: name(id), color: B, ..Default::default() };
     call!(s, "RecordArrival pending black", "RecordArrivalResponse", record_arrival, req);
+    s.read_back(id).await;
+
+    // A pairing withdrawn before the round: cancelled, no result (format 3).
+    let id = "cancelled";
+    s.create(game(id, regs("90+30", Mode::OverTheBoard), false)).await;
+    let req = pb::CancelGameRequest { name: name(id), ..Default::default() };
+    call!(s, "CancelGame cancelled", "CancelGameResponse", cancel_game, req);
+    s.mv(id, W, "e2e4").await; // withdrawn: refused
     s.read_back(id).await;
 
     let id = "paused";

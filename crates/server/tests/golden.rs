@@ -1,6 +1,7 @@
 //! The golden logs replayed: every game of each corpus recorded with an
 //! earlier release (`tests/golden/logs/*.json` of format 1,
-//! `tests/golden-2/logs/*.json` of format 2, made by
+//! `tests/golden-2/logs/*.json` of format 2, `tests/golden-3` of format 3,
+//! made by
 //! `cargo run -p arbiter-e2e --example golden`) is decoded from its stored
 //! rows and replayed through the Laws, on every build, for ever. Each event
 //! must give exactly the rulings that release stored for it, leave the
@@ -16,7 +17,7 @@ use arbiter_server::event_log::{self, Clocks};
 use serde_json::Value;
 
 /// The corpora: the directory and the stored format its rows were written in.
-const CORPORA: [(&str, i64); 2] = [("tests/golden", 1), ("tests/golden-2", 2)];
+const CORPORA: [(&str, i64); 3] = [("tests/golden", 1), ("tests/golden-2", 2), ("tests/golden-3", 3)];
 
 fn corpus_dir(dir: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(dir)
@@ -50,6 +51,19 @@ fn every_golden_log_of_the_first_format_replays_to_the_identical_game() {
 #[test]
 fn every_golden_log_of_the_second_format_replays_to_the_identical_game() {
     replay_corpus(CORPORA[1]);
+}
+
+#[test]
+fn every_golden_log_of_the_third_format_replays_to_the_identical_game() {
+    replay_corpus(CORPORA[2]);
+}
+
+/// The third corpus holds what format 3 added: a game withdrawn before it
+/// started.
+#[test]
+fn the_third_corpus_holds_every_addition_of_format_3() {
+    let log = std::fs::read_to_string(corpus_dir(CORPORA[2].0).join("logs/cancelled.json")).unwrap();
+    assert!(log.contains("Withdraw"), "no Withdraw in the corpus of format 3");
 }
 
 /// The second corpus holds what format 2 added to format 1, so its replay
@@ -158,7 +172,12 @@ fn replay_corpus((dir, written): (&str, i64)) {
             .collect();
         let shown_uci = shown.get("movesUci").cloned().unwrap_or(Value::Array(vec![]));
         assert_eq!(Value::Array(uci), shown_uci, "{id}: the moves");
-        let status = if game.is_over() {
+        let status = if let Some(withdrawal) = game.withdrawal() {
+            match withdrawal {
+                arbiter_laws::event::Withdrawal::Cancelled => "GAME_STATUS_CANCELLED",
+                arbiter_laws::event::Withdrawal::Expired => "GAME_STATUS_EXPIRED",
+            }
+        } else if game.is_over() {
             "GAME_STATUS_FINISHED"
         } else if game.is_started() {
             "GAME_STATUS_IN_PROGRESS"
