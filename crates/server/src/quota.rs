@@ -49,7 +49,7 @@ impl Default for Limits {
     /// Generous for a platform (a round of 2,000 boards is created in about
     /// 20 s; 5,000 games at once in play or waiting), tight enough that one
     /// token cannot fill the memory of a 512 MiB replica (see
-    /// `docs/security/quota.md`).
+    /// `SECURITY.md`).
     fn default() -> Limits {
         Limits {
             create_rate_per_s: 50.0,

@@ -16,14 +16,14 @@
 //!   game's player tokens) nor silences it (an arbiter's ruling squatted by
 //!   a player's act).
 //!
-//! The caller of a role token is a digest of the token (never the token
-//! itself), so two tokens are two callers even with the same role; a player
-//! token's caller is its colour (its game is in the scope already).
+//! The caller of a role token is its role and the token's stable name
+//! ([`CallerId`], never the token itself), so two tokens are two callers
+//! even with the same role; a player token's caller is its colour (its game
+//! is in the scope already).
 
 use arbiter_chess::Color;
-use tonic::metadata::MetadataMap;
 
-use crate::auth::{Principal, sha256, to_hex};
+use crate::auth::{CallerId, Principal, sha256, to_hex};
 use crate::store::RequestOrigin;
 
 /// Who sent a request, as far as request ids are concerned: a stable name
@@ -32,29 +32,20 @@ use crate::store::RequestOrigin;
 pub struct Caller(String);
 
 impl Caller {
-    /// The caller behind an authenticated request.
+    /// The caller behind an authenticated request, named by the token's
+    /// stable name ([`CallerId`], the one the limits are kept by).
     ///
     /// A player is its colour: a player token acts only in its own game, and
     /// the game is part of every act's scope. A role token is its role and
-    /// the first 16 bytes of a SHA-256 of the token under a label of its
-    /// own (the same token always gives the same name; the name tells
-    /// nothing of the token, and unlike the stored token hashes it is not
-    /// the hash the server checks tokens against).
+    /// its stable name (`tok-<id>` for an issued token, a labelled digest
+    /// for a configured one): the same token always gives the same name,
+    /// the name tells nothing of the token, and two tokens are two callers.
     #[must_use]
-    pub fn of(principal: &Principal, metadata: &MetadataMap) -> Caller {
+    pub fn of(principal: &Principal, caller: &CallerId) -> Caller {
         match principal {
             Principal::Player { color: Color::White, .. } => Caller("white".to_owned()),
             Principal::Player { color: Color::Black, .. } => Caller("black".to_owned()),
-            Principal::Role(role) => {
-                // The request has been authenticated, so the header is there;
-                // the token is what follows the scheme, as `auth` reads it.
-                let header = metadata.get("authorization").and_then(|v| v.to_str().ok()).unwrap_or("");
-                let token = header.split_once(' ').map_or(header, |(_, token)| token).trim();
-                let mut labelled = b"arbiter request-id caller\0".to_vec();
-                labelled.extend_from_slice(token.as_bytes());
-                let digest = sha256(&labelled);
-                Caller(format!("{}:{}", role.as_str(), to_hex(&digest[..16])))
-            }
+            Principal::Role(role) => Caller(format!("{}:{caller}", role.as_str())),
         }
     }
 
@@ -104,27 +95,20 @@ mod tests {
     use crate::auth::Role;
     use arbiter_proto::v1 as pb;
 
-    fn bearer(token: &str) -> MetadataMap {
-        let mut metadata = MetadataMap::new();
-        metadata.insert("authorization", format!("Bearer {token}").parse().unwrap());
-        metadata
-    }
-
     #[test]
     fn every_token_is_its_own_caller() {
         let service = Principal::Role(Role::Service);
-        let a = Caller::of(&service, &bearer("arb_aaaa_secret1"));
-        let b = Caller::of(&service, &bearer("arb_bbbb_secret2"));
-        assert_ne!(a, b);
-        assert_eq!(a, Caller::of(&service, &bearer("arb_aaaa_secret1")));
-        assert!(a.as_str().starts_with("service:"), "{a:?}");
-        assert!(!a.as_str().contains("secret1"));
-        // Same token, other role (a configured token cannot be both, but the
-        // role is part of the name anyway).
-        assert_ne!(a, Caller::of(&Principal::Role(Role::Arbiter), &bearer("arb_aaaa_secret1")));
+        let (one, two) = (CallerId::from_stored("tok-aaaa"), CallerId::from_stored("tok-bbbb"));
+        let a = Caller::of(&service, &one);
+        assert_ne!(a, Caller::of(&service, &two));
+        assert_eq!(a, Caller::of(&service, &one));
+        assert_eq!(a.as_str(), "service:tok-aaaa");
+        // The role is part of the name.
+        assert_ne!(a, Caller::of(&Principal::Role(Role::Arbiter), &one));
         let white = Principal::Player { game: "g".into(), color: Color::White };
         let black = Principal::Player { game: "g".into(), color: Color::Black };
-        assert_ne!(Caller::of(&white, &bearer("x")), Caller::of(&black, &bearer("y")));
+        let player = CallerId::from_stored("player-g-w");
+        assert_ne!(Caller::of(&white, &player), Caller::of(&black, &player));
     }
 
     #[test]

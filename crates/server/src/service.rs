@@ -89,13 +89,13 @@ impl Arbiter {
         expected_seq: Option<i64>,
         make: impl FnOnce(Color) -> Result<Act, ApiError>,
     ) -> Result<Answer, ApiError> {
-        let principal = self.auth.authenticate(metadata).await?;
+        let (principal, caller) = self.auth.identify(metadata).await?;
         let id = game_id(name)?;
         let named =
             validate::color_from_proto("color", color).map_err(|v| ApiError::InvalidArgument(vec![v]))?;
         let color = principal.act_for(&id, named)?;
         let act = make(color)?;
-        let request = sent.stamp(&Caller::of(&principal, metadata))?;
+        let request = sent.stamp(&Caller::of(&principal, &caller))?;
         self.apply(&principal, &id, act, request, expected_seq).await
     }
 
@@ -108,11 +108,11 @@ impl Arbiter {
         expected_seq: Option<i64>,
         make: impl FnOnce() -> Result<Act, ApiError>,
     ) -> Result<Answer, ApiError> {
-        let principal = self.auth.authenticate(metadata).await?;
+        let (principal, caller) = self.auth.identify(metadata).await?;
         let id = game_id(name)?;
         principal.require(&[Role::Arbiter], "this arbiter action")?;
         let act = make()?;
-        let request = sent.stamp(&Caller::of(&principal, metadata))?;
+        let request = sent.stamp(&Caller::of(&principal, &caller))?;
         self.apply(&principal, &id, act, request, expected_seq).await
     }
 
@@ -175,7 +175,7 @@ impl Arbiter {
         let fingerprint =
             request::fingerprint(&pb::CreateGameRequest { request_id: String::new(), ..r.clone() });
         let request = Sent { method: "create_game", request_id: &r.request_id, fingerprint }
-            .stamp(&Caller::of(&principal, metadata))?;
+            .stamp(&Caller::of(&principal, &caller))?;
         // A request id already recorded in the caller's scope: a retry gets
         // the original answer; a different request is refused. Another
         // caller's creation with the same id is never found here, so its
@@ -355,10 +355,13 @@ impl Arbiter {
         }
         // The Laws refuse a game that has started (FAILED_PRECONDITION).
         let act = Act::Event(Event::Withdraw { reason: Withdrawal::Cancelled });
-        let fingerprint =
-            request::fingerprint(&pb::CancelGameRequest { request_id: String::new(), expected_seq: None, ..r.clone() });
+        let fingerprint = request::fingerprint(&pb::CancelGameRequest {
+            request_id: String::new(),
+            expected_seq: None,
+            ..r.clone()
+        });
         let request = Sent { method: "cancel_game", request_id: &r.request_id, fingerprint }
-            .stamp(&Caller::of(&principal, metadata))?;
+            .stamp(&Caller::of(&principal, &caller))?;
         let answer = self.apply(&principal, &id, act, request, r.expected_seq).await?;
         Ok(pb::CancelGameResponse { event: Some(answer.event), game: Some(answer.game) })
     }

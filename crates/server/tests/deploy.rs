@@ -461,10 +461,15 @@ fn the_certificate_steps_make_a_certificate_arbiterd_serves() {
         .spawn()
         .expect("arbiterd");
     let stdout = child.stdout.take().unwrap();
-    let addr = std::io::BufRead::lines(std::io::BufReader::new(stdout))
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(stdout));
+    let addr = lines
+        .by_ref()
         .map_while(Result::ok)
         .find_map(|l| l.strip_prefix("arbiterd listening on https://").map(str::to_string))
         .expect("serves TLS");
+    // Keep reading what it prints next: a closed pipe would make its next
+    // line fail (and the server with it) before the client connects.
+    std::thread::spawn(move || lines.for_each(drop));
     let ca = std::fs::read(tls.join("ca.crt")).unwrap();
     let checked =
         tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {

@@ -16,9 +16,9 @@ use tonic::Code;
 use tonic_types::StatusExt;
 
 /// A second service token: another platform's backend.
-const OTHER_SERVICE_TOKEN: &str = "test-other-service-token-0123";
+const OTHER_SERVICE_TOKEN: &str = "test-other-service-token-0123-Rf8Lq";
 /// A third one, for the reliability scenario.
-const THIRD_SERVICE_TOKEN: &str = "test-third-service-token-0123";
+const THIRD_SERVICE_TOKEN: &str = "test-third-service-token-0123-Yb2Tc";
 
 async fn server_with_two_services() -> TestServer {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -584,10 +584,19 @@ enum Work {
         view: StoredView,
     },
     InsertToken(TokenRow),
-    RevokeToken { id: String, now_wall_ms: i64 },
-    Meta { key: String, default: String },
+    RevokeToken {
+        id: String,
+        now_wall_ms: i64,
+    },
+    Meta {
+        key: String,
+        default: String,
+    },
     MetaDelete(String),
-    Heartbeat { replica_id: String, now_wall_ms: i64 },
+    Heartbeat {
+        replica_id: String,
+        now_wall_ms: i64,
+    },
 }
 
 /// Where a job's answer goes. Every job produces a `String` internally (the
