@@ -481,7 +481,7 @@ impl Session {
 /// ExportPgn each, then ListGames), as canonical JSON with read times
 /// blanked: what the golden corpus's `expected.json` holds.
 pub async fn read_everything(server: &TestServer) -> Value {
-    read_everything_of(server, &GAMES).await
+    read_everything_of(server, GAMES).await
 }
 
 /// [`read_everything`] for the games `games` (a corpus's own list).

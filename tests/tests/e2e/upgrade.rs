@@ -32,14 +32,14 @@ fn first_format_database() -> (tempfile::TempDir, String) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_database_of_the_first_release_reads_back_identically() {
-    reads_back_identically("golden", &corpus::GAMES, as_first_release).await;
+    reads_back_identically("golden", corpus::GAMES, as_first_release).await;
 }
 
 /// The release that wrote format 2 gave every field this build gives: its
 /// answers must come back exactly, with no normalization at all.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_database_of_the_second_format_reads_back_identically() {
-    reads_back_identically("golden-2", &corpus::GAMES, |v| v).await;
+    reads_back_identically("golden-2", corpus::GAMES, |v| v).await;
 }
 
 /// Format 3 (a game withdrawn before it started), likewise exactly.
