@@ -157,8 +157,16 @@ pub fn export(game: &pb::Game, events: &[EventRow]) -> Result<String, ApiError> 
         .map_err(|e| ApiError::Internal(format!("{}: cannot write PGN: {e}", game.name)))
 }
 
-/// `YYYY.MM.DD` for Unix seconds (UTC), by the civil-from-days algorithm.
+/// `YYYY.MM.DD` for Unix seconds (UTC).
 fn pgn_date(unix_seconds: i64) -> String {
+    let (y, m, d) = civil_date(unix_seconds);
+    format!("{y:04}.{m:02}.{d:02}")
+}
+
+/// The UTC calendar date (year, month, day) of Unix seconds, by the
+/// civil-from-days algorithm (proleptic Gregorian).
+#[must_use]
+pub fn civil_date(unix_seconds: i64) -> (i64, i64, i64) {
     let days = unix_seconds.div_euclid(86_400);
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
@@ -168,8 +176,7 @@ fn pgn_date(unix_seconds: i64) -> String {
     let mp = (5 * doy + 2) / 153;
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}.{m:02}.{d:02}")
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
 #[cfg(test)]
