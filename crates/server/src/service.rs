@@ -1021,6 +1021,24 @@ arbiter_service! {
         .await
     }
 
+    // Declared in the API, not served yet: the work in progress on issues
+    // 13 (player-token revocation) and 15 (e-boards) fills these in.
+    async fn revoke_player_tokens(
+        &self,
+        _request: Request<pb::RevokePlayerTokensRequest>,
+    ) -> Reply<pb::RevokePlayerTokensResponse> {
+        Err(Status::unimplemented("RevokePlayerTokens is not served yet"))
+    }
+
+    type ConnectBoardStream = ReceiverStream<Result<pb::ConnectBoardResponse, Status>>;
+
+    async fn connect_board(
+        &self,
+        _request: Request<tonic::Streaming<pb::ConnectBoardRequest>>,
+    ) -> Reply<Self::ConnectBoardStream> {
+        Err(Status::unimplemented("ConnectBoard is not served yet"))
+    }
+
     async fn get_game(&self, request: Request<pb::GetGameRequest>) -> Reply<pb::GetGameResponse> {
         self.observe("get_game", async {
             let (metadata, _, r) = request.into_parts();
