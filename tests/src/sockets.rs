@@ -49,6 +49,11 @@ pub async fn silent(addr: SocketAddr, first: &[u8]) -> TcpStream {
 /// The first 16 of the 24 bytes of the HTTP/2 client preface.
 pub const HALF_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n";
 
+/// The whole HTTP/2 client preface and an empty SETTINGS frame: a client
+/// that has shaken hands and then makes no call.
+pub const PREFACE_AND_SETTINGS: &[u8] =
+    b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00";
+
 /// The start of a TLS ClientHello record (handshake, TLS 1.0 record
 /// version, 200 bytes announced) with only 4 of its bytes.
 pub const HALF_CLIENT_HELLO: &[u8] = &[0x16, 0x03, 0x01, 0x00, 0xc8, 0x01, 0x00, 0x00, 0xc4];

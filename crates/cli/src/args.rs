@@ -284,6 +284,23 @@ pub enum GameCommand {
     /// it or an arbiter token; a started game is refused (exit 3).
     #[command(after_help = "Example:\n  arbiter game cancel abc")]
     Cancel(GameArg),
+    /// Revoke the player tokens of a game (a token leaked, a player
+    /// replaced) and print the new ones: the old tokens stop working at
+    /// once, and within 5 seconds on every replica. Needs the service token
+    /// that created the game or an arbiter token.
+    #[command(after_help = "Examples:\n  arbiter game revoke-tokens abc\n  \
+                            arbiter game revoke-tokens abc --color black")]
+    RevokeTokens(RevokeTokensArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RevokeTokensArgs {
+    /// The game: `abc` or `games/abc`.
+    #[arg(value_parser = game_arg)]
+    pub game: String,
+    /// Revoke only this player's token (default: both).
+    #[arg(long, value_enum)]
+    pub color: Option<ColorArg>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -1,11 +1,11 @@
 //! The commands on games as a whole: create, list, show, export, start,
 //! and the audit trail.
 
-use arbiter_client::{exit, parse as names, pb};
+use arbiter_client::{Color, exit, parse as names, pb};
 use serde_json::{Value, json};
 
 use crate::acts;
-use crate::args::{CreateArgs, GameArg, GameCommand, GlobalArgs, ListArgs, ShowArgs};
+use crate::args::{CreateArgs, GameArg, GameCommand, GlobalArgs, ListArgs, RevokeTokensArgs, ShowArgs};
 use crate::json;
 use crate::render::{self, BoardStyle};
 use crate::session::{out, out_json};
@@ -24,7 +24,32 @@ pub async fn run(global: &GlobalArgs, command: GameCommand) -> anyhow::Result<u8
         GameCommand::Pgn(args) => export_pgn(global, &args).await,
         GameCommand::Start(a) => acts::send(global, global.client().await?.start_game(&a.game)).await,
         GameCommand::Cancel(a) => acts::send(global, global.client().await?.cancel_game(&a.game)).await,
+        GameCommand::RevokeTokens(a) => revoke_tokens(global, &a).await,
     }
+}
+
+/// `game revoke-tokens`: prints the new tokens.
+async fn revoke_tokens(global: &GlobalArgs, a: &RevokeTokensArgs) -> anyhow::Result<u8> {
+    let client = global.client().await?;
+    let color = a.color.map(Color::from);
+    let revoked = global.prepare(client.revoke_player_tokens(&a.game, color)).await?;
+    let name = names::game_name(&a.game)?;
+    if global.json {
+        out_json(&json!({
+            "name": name,
+            "white_token": Some(&revoked.white_token).filter(|t| !t.is_empty()),
+            "black_token": Some(&revoked.black_token).filter(|t| !t.is_empty()),
+        }))?;
+    } else {
+        let mut text = format!("game:        {name}\n");
+        for (label, token) in [("white token", &revoked.white_token), ("black token", &revoked.black_token)] {
+            if !token.is_empty() {
+                text.push_str(&format!("{label}: {token}\n"));
+            }
+        }
+        out(&text)?;
+    }
+    Ok(exit::OK)
 }
 
 /// `game pgn`: the game as PGN.

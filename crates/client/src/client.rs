@@ -187,6 +187,24 @@ impl Rpc for pb::CreateGameRequest {
     }
 }
 
+impl Rpc for pb::RevokePlayerTokensRequest {
+    type Response = pb::RevokePlayerTokensResponse;
+    type Output = pb::RevokePlayerTokensResponse;
+    const NAME: &'static str = "RevokePlayerTokens";
+    fn send(mut client: Inner, request: tonic::Request<Self>) -> BoxFuture<Result<Self::Response, Status>> {
+        Box::pin(async move { client.revoke_player_tokens(request).await.map(tonic::Response::into_inner) })
+    }
+    fn finish(response: Self::Response) -> Self::Output {
+        response
+    }
+    fn request_id_mut(&mut self) -> Option<&mut String> {
+        Some(&mut self.request_id)
+    }
+    fn request_id(&self) -> Option<&str> {
+        Some(&self.request_id)
+    }
+}
+
 macro_rules! act_rpcs {
     // What became of the move, for the responses that say it.
     (@outcome $r:ident) => { pb::MoveOutcome::Unspecified };
@@ -635,6 +653,22 @@ impl Client {
     /// and to arbiters; a started game is refused (FAILED_PRECONDITION).
     pub fn cancel_game(&self, game: impl AsRef<str>) -> Call<pb::CancelGameRequest> {
         self.call(pb::CancelGameRequest { name: normalize_game(game.as_ref()), ..Default::default() })
+    }
+
+    /// RevokePlayerTokens: the tokens of `color` (both colours for `None`)
+    /// stop working and new ones are returned (the other colour's field is
+    /// empty). Allowed to the service token that created the game and to
+    /// arbiters; a resend of the same call returns the same new tokens.
+    pub fn revoke_player_tokens(
+        &self,
+        game: impl AsRef<str>,
+        color: impl Into<Option<Color>>,
+    ) -> Call<pb::RevokePlayerTokensRequest> {
+        self.call(pb::RevokePlayerTokensRequest {
+            name: normalize_game(game.as_ref()),
+            color: color_to_proto(color.into()) as i32,
+            ..Default::default()
+        })
     }
 
     // -- Players' acts ---------------------------------------------------

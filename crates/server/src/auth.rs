@@ -10,10 +10,15 @@
 //!   kept in memory as SHA-256 hashes, refused at start if weak
 //!   ([`check_token_strength`]);
 //! - per-game player tokens returned by `CreateGame`:
-//!   `arbp_<game>_<w|b>_<key id>_<mac>`, where the MAC is an HMAC-SHA256 of
-//!   the game and colour under the key named (see [`crate::keys`]; the
-//!   tokens of releases that kept the key in the database name none). They
-//!   need no storage, and a retried `CreateGame` can return them again.
+//!   `arbp_<game>_<w|b>[<generation>]_<key id>_<mac>`, where the MAC is an
+//!   HMAC-SHA256 of the game, the colour and the generation under the key
+//!   named (see [`crate::keys`]; the tokens of releases that kept the key in
+//!   the database name none). A game's tokens start at generation 0, which
+//!   the token does not spell; `RevokePlayerTokens` moves a colour to the
+//!   next generation, and only the current generation's token is accepted.
+//!   Tokens need no storage besides the generations of games whose tokens
+//!   were revoked, read through a cache trusted for
+//!   [`PLAYER_GENERATION_CACHE_TTL`].
 //!
 //! Every secret comparison is constant-time.
 
@@ -69,6 +74,9 @@ pub enum Principal {
     Player {
         game: String,
         color: Color,
+        /// The generation of the token (0 until the game's tokens for this
+        /// colour are revoked).
+        generation: u32,
     },
 }
 
@@ -120,7 +128,7 @@ impl Principal {
     /// colour, [`ApiError::InvalidArgument`].
     pub fn act_for(&self, game: &str, named: Option<Color>) -> Result<Color, ApiError> {
         match self {
-            Principal::Player { game: own, color } => {
+            Principal::Player { game: own, color, .. } => {
                 if own != game {
                     return Err(ApiError::PermissionDenied(
                         "a player token may only act in its own game".into(),
@@ -189,7 +197,7 @@ impl CallerId {
 
     fn of(principal: &Principal) -> Option<CallerId> {
         match principal {
-            Principal::Player { game, color } => {
+            Principal::Player { game, color, .. } => {
                 let c = if *color == Color::White { 'w' } else { 'b' };
                 Some(CallerId(format!("player-{game}-{c}")))
             }
@@ -213,6 +221,39 @@ pub const ROLE_TOKEN_CACHE_TTL: Duration = Duration::from_secs(5);
 /// ones, then the unknown ones, are forgotten.
 const ROLE_TOKEN_CACHE_CAP: usize = 10_000;
 
+/// How long the generation of a game's player tokens is trusted before it
+/// is read again: a token revoked on another replica stops working within
+/// this time (on the replica that revoked it, at once).
+pub const PLAYER_GENERATION_CACHE_TTL: Duration = Duration::from_secs(5);
+
+/// Most games whose token generations are remembered.
+const PLAYER_GENERATION_CACHE_CAP: usize = 100_000;
+
+/// The current generations of a game's player tokens, and when read.
+#[derive(Clone, Copy, Debug)]
+struct CachedGenerations {
+    generations: Generations,
+    read_at: Instant,
+}
+
+/// The current generation of each colour's player token in a game.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Generations {
+    pub white: u32,
+    pub black: u32,
+}
+
+impl Generations {
+    /// The generation of `color`'s token.
+    #[must_use]
+    pub fn of(self, color: Color) -> u32 {
+        match color {
+            Color::White => self.white,
+            Color::Black => self.black,
+        }
+    }
+}
+
 /// What the database said about a role-token id, and when.
 #[derive(Clone, Copy, Debug)]
 struct CachedToken {
@@ -232,6 +273,9 @@ pub struct Authority {
     /// [`ROLE_TOKEN_CACHE_TTL`]; unknown ids too, so a stream of made-up
     /// ids does not cost a database read each.
     cache: Mutex<HashMap<String, CachedToken>>,
+    /// Player-token generations already read, by game, for
+    /// [`PLAYER_GENERATION_CACHE_TTL`].
+    generations: Mutex<HashMap<String, CachedGenerations>>,
 }
 
 impl Authority {
@@ -239,22 +283,85 @@ impl Authority {
     /// the configuration.
     pub fn new(keys: KeyRing, configured: &[(Role, String)], store: Storage) -> Authority {
         let configured = configured.iter().map(|(r, t)| (*r, sha256(t.as_bytes()))).collect();
-        Authority { keys, configured, store, cache: Mutex::new(HashMap::new()) }
+        Authority {
+            keys,
+            configured,
+            store,
+            cache: Mutex::new(HashMap::new()),
+            generations: Mutex::new(HashMap::new()),
+        }
     }
 
-    /// The player token for `color` in `game`:
-    /// `arbp_<game>_<w|b>_<key id>_<mac>`, or `arbp_<game>_<w|b>_<mac>` under
-    /// the key an earlier release kept in the database (its tokens had no
-    /// key id, and stay the same strings).
-    pub fn player_token(&self, game: &str, color: Color) -> String {
+    /// The player token of generation `generation` for `color` in `game`:
+    /// `arbp_<game>_<w|b>[<generation>]_<key id>_<mac>` (the generation is
+    /// written from 1 on), or without the key id under the key an earlier
+    /// release kept in the database (its tokens had none, and stay the same
+    /// strings).
+    pub fn player_token(&self, game: &str, color: Color, generation: u32) -> String {
         let c = color_letter(color);
         let key = self.keys.signing();
-        let mac = to_hex(&player_mac(&key.secret, game, c));
+        let mac = to_hex(&player_mac(&key.secret, game, c, generation));
+        let c = if generation == 0 { c.to_string() } else { format!("{c}{generation}") };
         if key.id == LEGACY_KEY_ID {
             format!("arbp_{game}_{c}_{mac}")
         } else {
             format!("arbp_{game}_{c}_{}_{mac}", key.id)
         }
+    }
+
+    /// The current player token for `color` in `game`.
+    ///
+    /// # Errors
+    /// [`ApiError::Unavailable`] if the generations cannot be read.
+    pub async fn current_player_token(&self, game: &str, color: Color) -> Result<String, ApiError> {
+        let generation = self.generations(game).await?.of(color);
+        Ok(self.player_token(game, color, generation))
+    }
+
+    /// Whether a player's token is still the current one of its game (a
+    /// role is always current here: its revocation is checked when the
+    /// token is read).
+    ///
+    /// # Errors
+    /// [`ApiError::Unavailable`] if the generations cannot be read.
+    pub async fn is_current(&self, principal: &Principal) -> Result<bool, ApiError> {
+        match principal {
+            Principal::Role(_) => Ok(true),
+            Principal::Player { game, color, generation } => {
+                Ok(self.generations(game).await?.of(*color) == *generation)
+            }
+        }
+    }
+
+    /// Records that the tokens of `game` are now of `generations` (after a
+    /// revocation on this replica), so they apply here at once.
+    pub fn remember_generations(&self, game: &str, generations: Generations) {
+        if let Ok(mut cache) = self.generations.lock() {
+            cache.insert(game.to_owned(), CachedGenerations { generations, read_at: Instant::now() });
+        }
+    }
+
+    /// The current generations of `game`'s player tokens, from the cache
+    /// while it is fresh, else from the database.
+    async fn generations(&self, game: &str) -> Result<Generations, ApiError> {
+        let now = Instant::now();
+        if let Ok(cache) = self.generations.lock()
+            && let Some(entry) = cache.get(game)
+            && now.duration_since(entry.read_at) < PLAYER_GENERATION_CACHE_TTL
+        {
+            return Ok(entry.generations);
+        }
+        let [white, black] = self.store.player_token_generations(game).await.map_err(ApiError::from)?;
+        let generations = Generations { white, black };
+        if let Ok(mut cache) = self.generations.lock() {
+            if cache.len() >= PLAYER_GENERATION_CACHE_CAP {
+                cache.retain(|_, e| now.duration_since(e.read_at) < PLAYER_GENERATION_CACHE_TTL);
+            }
+            if cache.len() < PLAYER_GENERATION_CACHE_CAP {
+                cache.insert(game.to_owned(), CachedGenerations { generations, read_at: now });
+            }
+        }
+        Ok(generations)
     }
 
     /// A new role token and the row that stores it.
@@ -342,6 +449,13 @@ impl Authority {
         }
         if let Some(rest) = token.strip_prefix("arbp_") {
             let principal = self.check_player(rest).ok_or_else(invalid)?;
+            // Only a token with a valid MAC costs a look-up: made-up game
+            // names never reach the database.
+            if !self.is_current(&principal).await? {
+                return Err(ApiError::Unauthenticated(
+                    "this player token was revoked; ask the organiser for the new one".into(),
+                ));
+            }
             let caller = CallerId::of(&principal).ok_or_else(invalid)?;
             return Ok((principal, caller));
         }
@@ -362,7 +476,8 @@ impl Authority {
     }
 
     /// A player token after its `arbp_` prefix, in its one canonical
-    /// spelling: `<game>_<w|b>[_<key id>]_<64 lower-case hex digits>`.
+    /// spelling: `<game>_<w|b>[<generation>][_<key id>]_<64 lower-case hex
+    /// digits>`, the generation in decimal from 1 on, without leading zeros.
     fn check_player(&self, rest: &str) -> Option<Principal> {
         let parts: Vec<&str> = rest.split('_').collect();
         let (game, c, key_id, mac) = match parts.as_slice() {
@@ -370,10 +485,17 @@ impl Authority {
             [game, c, key_id, mac] if *key_id != LEGACY_KEY_ID => (*game, *c, *key_id, *mac),
             _ => return None,
         };
-        let color = match c {
-            "w" => Color::White,
-            "b" => Color::Black,
+        let (color, generation) = match c.split_at_checked(1)? {
+            ("w", g) => (Color::White, g),
+            ("b", g) => (Color::Black, g),
             _ => return None,
+        };
+        // One spelling per generation: `w01` or `w0` would be another string
+        // for the same token.
+        let generation = match generation {
+            "" => 0,
+            g if g.starts_with('0') || !g.bytes().all(|b| b.is_ascii_digit()) => return None,
+            g => g.parse::<u32>().ok().filter(|g| *g > 0)?,
         };
         // One token, one spelling: upper-case hex would give every token
         // 2^64 spellings, which defeats anyone who denylists a token.
@@ -381,8 +503,12 @@ impl Authority {
             return None;
         }
         let key = self.keys.get(key_id)?;
-        let expected = player_mac(&key.secret, game, color_letter(color));
-        ct_eq(&expected, &from_hex(mac)?).then(|| Principal::Player { game: game.to_string(), color })
+        let expected = player_mac(&key.secret, game, color_letter(color), generation);
+        ct_eq(&expected, &from_hex(mac)?).then(|| Principal::Player {
+            game: game.to_string(),
+            color,
+            generation,
+        })
     }
 
     /// The role and secret hash of role token `id`, from the cache while it
@@ -420,12 +546,18 @@ fn color_letter(color: Color) -> char {
     if color == Color::White { 'w' } else { 'b' }
 }
 
-fn player_mac(key: &[u8], game: &str, c: char) -> Vec<u8> {
+fn player_mac(key: &[u8], game: &str, c: char, generation: u32) -> Vec<u8> {
     // HMAC takes keys of any length, so this cannot fail.
     let mut mac = <HmacSha256 as KeyInit>::new_from_slice(key).expect("HMAC takes any key length");
     mac.update(b"arbiter player token\0");
     mac.update(game.as_bytes());
     mac.update(&[0, c as u8]);
+    // Generation 0 signs what every release before revocation signed, so
+    // the tokens of games already created stay valid.
+    if generation > 0 {
+        mac.update(&[0]);
+        mac.update(&generation.to_be_bytes());
+    }
     mac.finalize().into_bytes().to_vec()
 }
 
@@ -543,16 +675,16 @@ mod tests {
         let mut ring = KeyRing::generate();
         let old = ring.signing().id.clone();
         let auth_old = authority(ring.clone()).await;
-        let token = auth_old.player_token("g1", Color::White);
+        let token = auth_old.player_token("g1", Color::White, 0);
         assert!(token.starts_with(&format!("arbp_g1_w_{old}_")), "{token}");
-        let me = Principal::Player { game: "g1".into(), color: Color::White };
+        let me = Principal::Player { game: "g1".into(), color: Color::White, generation: 0 };
         assert_eq!(auth_old.check(&token).await.unwrap(), me);
 
         // After a rotation the old token still verifies; new ones name the new key.
         let new = ring.rotate();
         let auth = authority(ring).await;
         assert_eq!(auth.check(&token).await.unwrap(), me);
-        let fresh = auth.player_token("g1", Color::White);
+        let fresh = auth.player_token("g1", Color::White, 0);
         assert!(fresh.contains(&format!("_{new}_")), "{fresh}");
 
         // One spelling: upper-case hex, another key id, none, extra parts.
@@ -574,13 +706,48 @@ mod tests {
     async fn tokens_of_the_key_kept_in_the_database_keep_their_form() {
         let key = vec![7u8; 32];
         let auth = authority(KeyRing::single(LEGACY_KEY_ID, key.clone())).await;
-        let token = auth.player_token("g1", Color::Black);
+        let token = auth.player_token("g1", Color::Black, 0);
         // The form the first release gave: no key id.
-        assert_eq!(token, format!("arbp_g1_b_{}", to_hex(&player_mac(&key, "g1", 'b'))));
+        assert_eq!(token, format!("arbp_g1_b_{}", to_hex(&player_mac(&key, "g1", 'b', 0))));
         assert!(auth.check(&token).await.is_ok());
         // `legacy` is never written as a key id.
         let (_, mac) = token.rsplit_once('_').unwrap();
         assert!(auth.check(&format!("arbp_g1_b_{LEGACY_KEY_ID}_{mac}")).await.is_err());
+    }
+
+    #[tokio::test]
+    async fn a_generation_has_one_token_and_only_the_current_one_is_accepted() {
+        let auth = authority(KeyRing::generate()).await;
+        let first = auth.player_token("g1", Color::White, 0);
+        let second = auth.player_token("g1", Color::White, 2);
+        assert!(second.starts_with("arbp_g1_w2_"), "{second}");
+        assert_ne!(first.rsplit_once('_').unwrap().1, second.rsplit_once('_').unwrap().1);
+        // Until a revocation, generation 0 is current (and 2 is not).
+        assert!(auth.check(&first).await.is_ok());
+        assert!(auth.check(&second).await.is_err());
+        auth.remember_generations("g1", Generations { white: 2, black: 0 });
+        let e = auth.check(&first).await.unwrap_err();
+        assert!(e.to_string().contains("revoked"), "{e}");
+        assert_eq!(
+            auth.check(&second).await.unwrap(),
+            Principal::Player { game: "g1".into(), color: Color::White, generation: 2 }
+        );
+        // Black's token is untouched.
+        assert!(auth.check(&auth.player_token("g1", Color::Black, 0)).await.is_ok());
+        // One spelling per generation; the MAC binds the generation.
+        let (_, mac) = second.rsplit_once('_').unwrap();
+        let key = second.split('_').nth(3).unwrap();
+        for bad in [
+            format!("arbp_g1_w02_{key}_{mac}"),
+            format!("arbp_g1_w+2_{key}_{mac}"),
+            format!("arbp_g1_w0_{key}_{mac}"),
+            format!("arbp_g1_w3_{key}_{mac}"),
+            format!("arbp_g1_w_{key}_{mac}"),
+            format!("arbp_g1_w2x_{key}_{mac}"),
+            format!("arbp_g1_w99999999999_{key}_{mac}"),
+        ] {
+            assert!(auth.check(&bad).await.is_err(), "{bad}");
+        }
     }
 
     #[tokio::test]

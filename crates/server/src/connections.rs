@@ -18,12 +18,20 @@
 //!   in `arbiter_connections_closed_total{port,reason="handshake_timeout"}`.
 //!   After the preface, HTTP/2 keepalive pings (configured on the server)
 //!   close a peer that stops answering;
+//! - closes a gRPC connection on which no call has been in flight for the
+//!   idle timeout (a watch stream is in flight until it ends), counted in
+//!   `arbiter_connections_closed_total{port="grpc",reason="idle_timeout"}`:
+//!   a client that shakes hands and then only answers the PINGs holds no
+//!   place under the cap for long. gRPC clients open a new connection on
+//!   their next call;
 //! - backs off when `accept` itself fails (EMFILE, ENFILE, ENOBUFS) instead
 //!   of retrying at once: the failed connection stays in the kernel's
 //!   backlog, and retrying in a tight loop only burns the CPU the service
 //!   needs to finish the connections it has;
 //! - keeps `arbiter_connections_open{port}` up to date.
 
+use std::collections::HashMap;
+use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -40,6 +48,7 @@ use tokio_rustls::TlsAcceptor;
 use tokio_rustls::rustls;
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
+use tonic::codegen::http;
 use tonic::transport::server::{Connected, TcpConnectInfo};
 
 /// How many connections may be open at once, and how long a new one has
@@ -91,6 +100,8 @@ pub(crate) enum CloseReason {
     HandshakeTimeout,
     /// The TLS handshake failed (not TLS, an unknown CA on the client...).
     TlsHandshakeFailed,
+    /// No call was in flight on the connection for the idle timeout.
+    IdleTimeout,
 }
 
 impl CloseReason {
@@ -98,6 +109,7 @@ impl CloseReason {
         match self {
             CloseReason::HandshakeTimeout => "handshake_timeout",
             CloseReason::TlsHandshakeFailed => "tls_handshake_failed",
+            CloseReason::IdleTimeout => "idle_timeout",
         }
     }
 }
@@ -310,6 +322,7 @@ const PREFACE_LEN: usize = 24;
 pub(crate) fn grpc_incoming(
     listener: TcpListener,
     limits: ConnectionLimits,
+    idle: Idleness,
     tls: Option<TlsAcceptor>,
     stopping: CancellationToken,
 ) -> ReceiverStream<io::Result<Connection>> {
@@ -331,8 +344,15 @@ pub(crate) fn grpc_incoming(
             let local = stream.local_addr().ok();
             let stopping = stopping.clone();
             let Some(acceptor) = tls.clone() else {
-                let connection =
-                    Connection::new(Transport::Plain(stream), admission, deadline, &stopping, local, peer);
+                let connection = Connection::new(
+                    Transport::Plain(stream),
+                    admission,
+                    deadline,
+                    &stopping,
+                    &idle,
+                    local,
+                    peer,
+                );
                 if tx.send(Ok(connection)).await.is_err() {
                     return;
                 }
@@ -341,6 +361,7 @@ pub(crate) fn grpc_incoming(
             // Handshakes run beside the accept loop: a slow one must not
             // hold up the others.
             let tx = tx.clone();
+            let idle = idle.clone();
             tokio::spawn(async move {
                 let handshake = tokio::select! {
                     () = stopping.cancelled() => return,
@@ -350,7 +371,7 @@ pub(crate) fn grpc_incoming(
                     Ok(Ok(tls)) => {
                         let transport = Transport::Tls(Box::new(tls));
                         let connection =
-                            Connection::new(transport, admission, deadline, &stopping, local, peer);
+                            Connection::new(transport, admission, deadline, &stopping, &idle, local, peer);
                         let _ = tx.send(Ok(connection)).await;
                     }
                     Ok(Err(e)) => {
@@ -385,7 +406,32 @@ pub(crate) struct Connection {
     handshake: Option<Handshake>,
     local: Option<SocketAddr>,
     peer: SocketAddr,
+    /// Watches for the idle timeout once the handshake is over.
+    idle: Option<IdleWatch>,
     _admission: Admission,
+}
+
+/// When to close connections without calls, and the calls of each.
+#[derive(Clone, Debug)]
+pub(crate) struct Idleness {
+    pub(crate) timeout: Duration,
+    pub(crate) calls: Arc<Calls>,
+}
+
+/// One connection's idle timer.
+#[derive(Debug)]
+struct IdleWatch {
+    idleness: Idleness,
+    activity: Arc<Activity>,
+    local: Option<SocketAddr>,
+    peer: SocketAddr,
+    timer: Pin<Box<Sleep>>,
+}
+
+impl Drop for IdleWatch {
+    fn drop(&mut self) {
+        self.idleness.calls.forget(self.local, self.peer, &self.activity);
+    }
 }
 
 /// A connection's handshake in progress.
@@ -402,6 +448,7 @@ impl Connection {
         admission: Admission,
         deadline: tokio::time::Instant,
         stopping: &CancellationToken,
+        idleness: &Idleness,
         local: Option<SocketAddr>,
         peer: SocketAddr,
     ) -> Connection {
@@ -410,7 +457,21 @@ impl Connection {
             deadline: Box::pin(tokio::time::sleep_until(deadline)),
             stopping: Box::pin(stopping.clone().cancelled_owned()),
         };
-        Connection { transport, handshake: Some(handshake), local, peer, _admission: admission }
+        let idle = IdleWatch {
+            idleness: idleness.clone(),
+            activity: idleness.calls.register(local, peer),
+            local,
+            peer,
+            timer: Box::pin(tokio::time::sleep(idleness.timeout)),
+        };
+        Connection {
+            transport,
+            handshake: Some(handshake),
+            local,
+            peer,
+            idle: Some(idle),
+            _admission: admission,
+        }
     }
 }
 
@@ -446,6 +507,26 @@ impl AsyncRead for Connection {
                     io::ErrorKind::ConnectionAborted,
                     "the server is shutting down",
                 )));
+            }
+        }
+        // Hyper reads all the time a connection is open, so this timer is
+        // polled (and its waker registered) whenever the connection waits.
+        if this.handshake.is_none()
+            && let Some(idle) = &mut this.idle
+        {
+            while idle.timer.as_mut().poll(cx).is_ready() {
+                match idle.idleness.calls.idle_deadline(&idle.activity, idle.idleness.timeout) {
+                    Some(next) => idle.timer.as_mut().reset(next),
+                    None => {
+                        count_closed(Port::Grpc, CloseReason::IdleTimeout);
+                        tracing::debug!(peer = %this.peer, "no call for the idle timeout: connection closed");
+                        this.idle = None;
+                        return Poll::Ready(Err(io::Error::new(
+                            io::ErrorKind::TimedOut,
+                            "no call on this connection within the idle timeout",
+                        )));
+                    }
+                }
             }
         }
         let before = buf.filled().len();
@@ -504,6 +585,172 @@ impl AsyncWrite for Connection {
             Transport::Plain(s) => Pin::new(s).poll_shutdown(cx),
             Transport::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
         }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Connections with nothing to do
+// ---------------------------------------------------------------------------
+
+/// What one connection to the gRPC port is doing: the calls in flight on
+/// it (a watch stream is in flight until it ends), and when the last one
+/// ended. A connection with no call in flight for the idle timeout is
+/// closed: otherwise a client that finishes its handshake and then only
+/// answers the keepalive PINGs would hold its place under the cap for ever.
+#[derive(Debug)]
+pub(crate) struct Activity {
+    in_flight: AtomicU64,
+    /// Milliseconds since [`Calls::epoch`] at which the last call ended (or
+    /// the connection was admitted).
+    last_ms: AtomicU64,
+}
+
+/// The activity of every connection open on one gRPC listener, found by
+/// its addresses (the two ends name a TCP connection while it is open).
+#[derive(Debug)]
+pub(crate) struct Calls {
+    epoch: Instant,
+    open: Mutex<HashMap<(Option<SocketAddr>, SocketAddr), Arc<Activity>>>,
+}
+
+impl Calls {
+    pub(crate) fn new() -> Arc<Calls> {
+        Arc::new(Calls { epoch: Instant::now(), open: Mutex::new(HashMap::new()) })
+    }
+
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// A new connection's activity, until [`Calls::forget`].
+    fn register(&self, local: Option<SocketAddr>, peer: SocketAddr) -> Arc<Activity> {
+        let activity =
+            Arc::new(Activity { in_flight: AtomicU64::new(0), last_ms: AtomicU64::new(self.now_ms()) });
+        self.open.lock().unwrap_or_else(PoisonError::into_inner).insert((local, peer), activity.clone());
+        activity
+    }
+
+    fn forget(&self, local: Option<SocketAddr>, peer: SocketAddr, activity: &Arc<Activity>) {
+        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        // The same two addresses may already name a newer connection.
+        if open.get(&(local, peer)).is_some_and(|a| Arc::ptr_eq(a, activity)) {
+            open.remove(&(local, peer));
+        }
+    }
+
+    /// Counts a call on the connection it came on, until the guard is
+    /// dropped (when its answer, a stream's included, is finished).
+    pub(crate) fn begin(self: &Arc<Calls>, info: Option<&TcpConnectInfo>) -> Option<CallGuard> {
+        let info = info?;
+        let peer = info.remote_addr?;
+        let activity =
+            self.open.lock().unwrap_or_else(PoisonError::into_inner).get(&(info.local_addr, peer))?.clone();
+        activity.in_flight.fetch_add(1, Ordering::AcqRel);
+        Some(CallGuard { calls: self.clone(), activity })
+    }
+
+    /// When `activity`'s connection becomes idle for `timeout`: `None` if
+    /// it is already (close it), else the instant to look again.
+    fn idle_deadline(&self, activity: &Activity, timeout: Duration) -> Option<tokio::time::Instant> {
+        let now = tokio::time::Instant::now();
+        if activity.in_flight.load(Ordering::Acquire) > 0 {
+            return Some(now + timeout);
+        }
+        let idle_for =
+            Duration::from_millis(self.now_ms().saturating_sub(activity.last_ms.load(Ordering::Acquire)));
+        timeout.checked_sub(idle_for).filter(|left| !left.is_zero()).map(|left| now + left)
+    }
+}
+
+/// One call in flight (see [`Calls::begin`]).
+#[derive(Debug)]
+pub(crate) struct CallGuard {
+    calls: Arc<Calls>,
+    activity: Arc<Activity>,
+}
+
+impl Drop for CallGuard {
+    fn drop(&mut self) {
+        self.activity.last_ms.store(self.calls.now_ms(), Ordering::Release);
+        self.activity.in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Counts each call on the connection it came on (see [`Calls`]), until
+/// its answer is finished: the answer's body carries the guard.
+#[derive(Clone, Debug)]
+pub(crate) struct CountCallsLayer {
+    calls: Arc<Calls>,
+}
+
+impl CountCallsLayer {
+    pub(crate) fn new(calls: Arc<Calls>) -> CountCallsLayer {
+        CountCallsLayer { calls }
+    }
+}
+
+impl<S> tower::Layer<S> for CountCallsLayer {
+    type Service = CountCalls<S>;
+
+    fn layer(&self, inner: S) -> CountCalls<S> {
+        CountCalls { inner, calls: self.calls.clone() }
+    }
+}
+
+/// The service of [`CountCallsLayer`].
+#[derive(Clone, Debug)]
+pub(crate) struct CountCalls<S> {
+    inner: S,
+    calls: Arc<Calls>,
+}
+
+impl<S, Req, ResBody> tower::Service<http::Request<Req>> for CountCalls<S>
+where
+    S: tower::Service<http::Request<Req>, Response = http::Response<ResBody>>,
+    S::Future: Send + 'static,
+{
+    type Response = http::Response<Counted<ResBody>>;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, S::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: http::Request<Req>) -> Self::Future {
+        let guard = self.calls.begin(request.extensions().get::<TcpConnectInfo>());
+        let answer = self.inner.call(request);
+        Box::pin(async move {
+            let response = answer.await?;
+            Ok(response.map(|body| Counted { body, _guard: guard }))
+        })
+    }
+}
+
+/// An answer's body and the guard that counts its call as in flight.
+#[derive(Debug)]
+pub(crate) struct Counted<B> {
+    body: B,
+    _guard: Option<CallGuard>,
+}
+
+impl<B: http_body::Body + Unpin> http_body::Body for Counted<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<B::Data>, B::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
     }
 }
 

@@ -79,7 +79,15 @@ pub struct Config {
     /// ...and the connection is closed if the PING is not answered within
     /// this.
     pub http2_keepalive_timeout: Duration,
+    /// A gRPC connection with no call in flight for this long is closed
+    /// (see [`connections`]); clients reconnect on their next call.
+    pub idle_connection_timeout: Duration,
 }
+
+/// How long a gRPC connection may go without a call: long enough that a
+/// platform's backend calling every few minutes keeps its connection, short
+/// enough that connections opened and left alone free their place.
+pub const DEFAULT_IDLE_CONNECTION_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// A certificate chain and its private key, PEM.
 #[derive(Clone, Debug)]
@@ -104,6 +112,7 @@ impl Config {
             connections: ConnectionLimits::GRPC_DEFAULT,
             http2_keepalive_interval: Duration::from_secs(30),
             http2_keepalive_timeout: Duration::from_secs(20),
+            idle_connection_timeout: DEFAULT_IDLE_CONNECTION_TIMEOUT,
         }
     }
 }
@@ -530,7 +539,10 @@ pub async fn run(
     let api = ArbiterServiceServer::new(arbiter)
         .max_decoding_message_size(config.max_request_bytes)
         .max_encoding_message_size(16 * 1024 * 1024);
+    let idle =
+        connections::Idleness { timeout: config.idle_connection_timeout, calls: connections::Calls::new() };
     let mut builder = Server::builder()
+        .layer(connections::CountCallsLayer::new(idle.calls.clone()))
         .layer(tower::util::MapResponseLayer::new(error::explain_transport_response))
         .max_concurrent_streams(config.max_streams_per_connection)
         // After the preface, a peer that stops answering PINGs is dropped.
@@ -553,7 +565,10 @@ pub async fn run(
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_service(throttle::throttled(api, Arc::new(throttle::FailureThrottle::new(config.auth_throttle))))
-        .serve_with_incoming_shutdown(connections::grpc_incoming(listener, limits, tls, stop.clone()), signal)
+        .serve_with_incoming_shutdown(
+            connections::grpc_incoming(listener, limits, idle, tls, stop.clone()),
+            signal,
+        )
         .await;
     background.cancel();
     // The last moment this replica was alive, for the next start.

@@ -105,8 +105,8 @@ mod tests {
         assert_eq!(a.as_str(), "service:tok-aaaa");
         // The role is part of the name.
         assert_ne!(a, Caller::of(&Principal::Role(Role::Arbiter), &one));
-        let white = Principal::Player { game: "g".into(), color: Color::White };
-        let black = Principal::Player { game: "g".into(), color: Color::Black };
+        let white = Principal::Player { game: "g".into(), color: Color::White, generation: 0 };
+        let black = Principal::Player { game: "g".into(), color: Color::Black, generation: 0 };
         let player = CallerId::from_stored("player-g-w");
         assert_ne!(Caller::of(&white, &player), Caller::of(&black, &player));
     }

@@ -22,13 +22,16 @@ use tonic::metadata::MetadataMap;
 use tonic::{Request, Response, Status};
 
 use crate::api::{self, to_proto, validate};
-use crate::auth::{Authority, Principal, Role};
+use crate::auth::{Authority, CallerId, Generations, Principal, Role};
 use crate::error::{AbortReason, ApiError, ExhaustedReason};
 use crate::event_log::{self, GameSpec, PlayerSpec};
 use crate::hall::Hall;
 use crate::quota::Quotas;
 use crate::request::{self, Caller, Stamped};
-use crate::store::{EventPages, EventStore, GameFilter, GameRow, GameStatus};
+use crate::store::{
+    EventPages, EventStore, GameFilter, GameRow, GameStatus, PlayerTokenRevocation, RevokedGenerations,
+    StoreError,
+};
 use crate::table::{self, Act, TableHandle, wall_ms};
 use crate::view::LoggedEvent;
 
@@ -324,9 +327,124 @@ impl Arbiter {
         let game = self.hall.table(id).await?.read().await?;
         Ok(pb::CreateGameResponse {
             game: Some(to_proto::game(&game)),
-            white_token: self.auth.player_token(id, Color::White),
-            black_token: self.auth.player_token(id, Color::Black),
+            white_token: self.auth.current_player_token(id, Color::White).await?,
+            black_token: self.auth.current_player_token(id, Color::Black).await?,
         })
+    }
+
+    /// Fails unless the caller may manage `id` as its organiser: an arbiter
+    /// token, or the service token that created the game.
+    ///
+    /// # Errors
+    /// [`ApiError::PermissionDenied`], [`ApiError::NotFound`].
+    async fn require_organiser(
+        &self,
+        principal: &Principal,
+        caller: &CallerId,
+        id: &str,
+        method: &str,
+        what: &str,
+    ) -> Result<(), ApiError> {
+        principal.require(&[Role::Service, Role::Arbiter], method)?;
+        if *principal == Principal::Role(Role::Service) {
+            let row =
+                self.hall.store().game(id).await?.ok_or_else(|| ApiError::NotFound(format!("games/{id}")))?;
+            if row.creator.as_deref() != Some(caller.as_str()) {
+                return Err(ApiError::PermissionDenied(format!(
+                    "a service token may {what} only the games it created; an arbiter token may {what} any"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// RevokePlayerTokens: the organiser of a game replaces the player
+    /// tokens of one colour or both (a token leaked, a player replaced).
+    async fn revoke_player_tokens_impl(
+        &self,
+        metadata: &MetadataMap,
+        r: pb::RevokePlayerTokensRequest,
+    ) -> Result<pb::RevokePlayerTokensResponse, ApiError> {
+        let (principal, caller) = self.auth.identify(metadata).await?;
+        let id = game_id(&r.name)?;
+        let color =
+            validate::color_from_proto("color", r.color).map_err(|v| ApiError::InvalidArgument(vec![v]))?;
+        self.require_organiser(&principal, &caller, &id, "RevokePlayerTokens", "revoke the tokens of")
+            .await?;
+        let fingerprint =
+            request::fingerprint(&pb::RevokePlayerTokensRequest { request_id: String::new(), ..r.clone() });
+        let request = Sent { method: "revoke_player_tokens", request_id: &r.request_id, fingerprint }
+            .stamp(&Caller::of(&principal, &caller))?;
+        if let Some(stamped) = &request
+            && let Some(earlier) = self.revoked_before(&id, stamped).await?
+        {
+            return Ok(self.new_tokens(&id, earlier));
+        }
+        let revocation = PlayerTokenRevocation {
+            game_id: id.clone(),
+            white: color != Some(Color::Black),
+            black: color != Some(Color::White),
+            revoked_wall_ms: wall_ms(),
+            request: request.as_ref().map(|s| (s.id.clone(), s.origin.clone())),
+        };
+        let [white, black] = match self.hall.store().revoke_player_tokens(&revocation).await {
+            Ok(generations) => generations,
+            // The same caller's concurrent call with this request id won.
+            Err(StoreError::DuplicateRequest { .. }) => {
+                if let Some(stamped) = &request
+                    && let Some(earlier) = self.revoked_before(&id, stamped).await?
+                {
+                    return Ok(self.new_tokens(&id, earlier));
+                }
+                return Err(ApiError::Unavailable("retry the request".into()));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        self.auth.remember_generations(&id, Generations { white, black });
+        metrics::counter!("arbiter_player_token_revocations_total").increment(1);
+        tracing::warn!(game = %id, white = revocation.white, black = revocation.black, by = %caller, "player tokens revoked");
+        Ok(self.new_tokens(
+            &id,
+            RevokedGenerations {
+                white: revocation.white.then_some(white),
+                black: revocation.black.then_some(black),
+            },
+        ))
+    }
+
+    /// The generations an earlier RevokePlayerTokens of the same scope gave
+    /// with this request id, if it was the same request.
+    ///
+    /// # Errors
+    /// [`ApiError::RequestIdReused`] if it was a different request.
+    async fn revoked_before(
+        &self,
+        id: &str,
+        stamped: &Stamped,
+    ) -> Result<Option<RevokedGenerations>, ApiError> {
+        let Some(found) =
+            self.hall.store().revocation_request(id, &stamped.origin.scope, &stamped.id).await?
+        else {
+            return Ok(None);
+        };
+        if found.sha256 != stamped.origin.sha256 {
+            return Err(ApiError::RequestIdReused(format!(
+                "request id {} was already used by this caller for a different RevokePlayerTokens request \
+                 in games/{id}; a new request needs a new request id",
+                crate::error::quote(&stamped.id),
+            )));
+        }
+        Ok(Some(found.generations))
+    }
+
+    fn new_tokens(&self, id: &str, generations: RevokedGenerations) -> pb::RevokePlayerTokensResponse {
+        let token = |color, generation: Option<u32>| {
+            generation.map(|g| self.auth.player_token(id, color, g)).unwrap_or_default()
+        };
+        pb::RevokePlayerTokensResponse {
+            white_token: token(Color::White, generations.white),
+            black_token: token(Color::Black, generations.black),
+        }
     }
 
     /// CancelGame: the creator of a game (its service token) or an arbiter
@@ -338,21 +456,7 @@ impl Arbiter {
     ) -> Result<pb::CancelGameResponse, ApiError> {
         let (principal, caller) = self.auth.identify(metadata).await?;
         let id = game_id(&r.name)?;
-        principal.require(&[Role::Service, Role::Arbiter], "CancelGame")?;
-        if principal == Principal::Role(Role::Service) {
-            let row = self
-                .hall
-                .store()
-                .game(&id)
-                .await?
-                .ok_or_else(|| ApiError::NotFound(format!("games/{id}")))?;
-            if row.creator.as_deref() != Some(caller.as_str()) {
-                return Err(ApiError::PermissionDenied(
-                    "a service token may cancel only the games it created; an arbiter token may cancel any"
-                        .into(),
-                ));
-            }
-        }
+        self.require_organiser(&principal, &caller, &id, "CancelGame", "cancel").await?;
         // The Laws refuse a game that has started (FAILED_PRECONDITION).
         let act = Act::Event(Event::Withdraw { reason: Withdrawal::Cancelled });
         let fingerprint = request::fingerprint(&pb::CancelGameRequest {
@@ -498,6 +602,8 @@ impl Arbiter {
             last: r.after_seq,
             heartbeat: self.heartbeat,
             shutdown: self.shutdown.clone(),
+            player: matches!(principal, Principal::Player { .. })
+                .then(|| (self.auth.clone(), principal.clone())),
         };
         metrics::gauge!("arbiter_watch_streams").increment(1.0);
         tokio::spawn(async move {
@@ -521,6 +627,8 @@ struct Watcher {
     last: i64,
     heartbeat: Duration,
     shutdown: CancellationToken,
+    /// A stream opened with a player token ends when the token is revoked.
+    player: Option<(Arc<Authority>, Principal)>,
 }
 
 enum Flow {
@@ -530,6 +638,15 @@ enum Flow {
 
 impl Watcher {
     async fn send(&self, item: pb::watch_game_response::Item) -> Flow {
+        // A storage error here is not the watcher's fault: the stream goes
+        // on, and the next message asks again.
+        if let Some((auth, principal)) = &self.player
+            && let Ok(false) = auth.is_current(principal).await
+        {
+            let revoked = ApiError::Unauthenticated("this player token was revoked; the watch ends".into());
+            let _ = self.tx.send(Err(revoked.into())).await;
+            return Flow::Stop;
+        }
         match self.tx.send(Ok(pb::WatchGameResponse { item: Some(item) })).await {
             Ok(()) => Flow::Continue,
             Err(_) => Flow::Stop,
@@ -1021,15 +1138,19 @@ arbiter_service! {
         .await
     }
 
-    // Declared in the API, not served yet: the work in progress on issues
-    // 13 (player-token revocation) and 15 (e-boards) fills these in.
     async fn revoke_player_tokens(
         &self,
-        _request: Request<pb::RevokePlayerTokensRequest>,
+        request: Request<pb::RevokePlayerTokensRequest>,
     ) -> Reply<pb::RevokePlayerTokensResponse> {
-        Err(Status::unimplemented("RevokePlayerTokens is not served yet"))
+        self.observe("revoke_player_tokens", async {
+            let (metadata, _, r) = request.into_parts();
+            self.revoke_player_tokens_impl(&metadata, r).await
+        })
+        .await
     }
 
+    // Declared in the API, not served yet: the work on issue 15 (e-boards)
+    // fills it in.
     type ConnectBoardStream = ReceiverStream<Result<pb::ConnectBoardResponse, Status>>;
 
     async fn connect_board(

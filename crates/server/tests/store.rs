@@ -680,6 +680,82 @@ async fn tokens<S: EventStore>(store: &S) {
     assert_eq!(store.token("t1").await.unwrap(), Some(token("t1")), "the others are untouched");
 }
 
+fn revocation(
+    game_id: &str,
+    white: bool,
+    black: bool,
+    request: Option<(&str, &str, &str)>,
+) -> PlayerTokenRevocation {
+    PlayerTokenRevocation {
+        game_id: game_id.to_owned(),
+        white,
+        black,
+        revoked_wall_ms: 1_700_000_000_700,
+        request: request.map(|(id, scope, sha)| (id.to_owned(), origin(scope, sha))),
+    }
+}
+
+async fn player_token_revocations<S: EventStore + Clone + 'static>(store: &S) {
+    store.create_game(&game("g1")).await.unwrap();
+    store.create_game(&game("g2")).await.unwrap();
+    assert_eq!(store.player_token_generations("g1").await.unwrap(), [0, 0]);
+    assert_eq!(store.player_token_generations("nope").await.unwrap(), [0, 0]);
+
+    // Each revocation moves the colours it names one generation on.
+    assert_eq!(store.revoke_player_tokens(&revocation("g1", true, false, None)).await.unwrap(), [1, 0]);
+    assert_eq!(store.revoke_player_tokens(&revocation("g1", true, true, None)).await.unwrap(), [2, 1]);
+    assert_eq!(store.player_token_generations("g1").await.unwrap(), [2, 1]);
+    assert_eq!(store.player_token_generations("g2").await.unwrap(), [0, 0], "other games untouched");
+
+    // A request id: its generations are remembered, and a second use of it
+    // in the same scope and game is a duplicate (nothing is revoked).
+    let asked = revocation("g1", false, true, Some(("r1", "arbiter:tok-1 revoke_player_tokens", "aa")));
+    assert_eq!(store.revoke_player_tokens(&asked).await.unwrap(), [2, 2]);
+    assert!(matches!(
+        store.revoke_player_tokens(&asked).await,
+        Err(StoreError::DuplicateRequest { request_id }) if request_id == "r1"
+    ));
+    assert_eq!(store.player_token_generations("g1").await.unwrap(), [2, 2]);
+    let found = store.revocation_request("g1", "arbiter:tok-1 revoke_player_tokens", "r1").await.unwrap();
+    assert_eq!(
+        found,
+        Some(RevocationRequest {
+            sha256: "aa".to_owned(),
+            generations: RevokedGenerations { white: None, black: Some(2) }
+        })
+    );
+    assert_eq!(store.revocation_request("g1", "other scope", "r1").await.unwrap(), None);
+    assert_eq!(
+        store.revocation_request("g2", "arbiter:tok-1 revoke_player_tokens", "r1").await.unwrap(),
+        None
+    );
+    // The same id in another scope or game is another request.
+    let other = revocation("g1", true, true, Some(("r1", "service:tok-2 revoke_player_tokens", "bb")));
+    assert_eq!(store.revoke_player_tokens(&other).await.unwrap(), [3, 3]);
+    let elsewhere = revocation("g2", true, true, Some(("r1", "arbiter:tok-1 revoke_player_tokens", "aa")));
+    assert_eq!(store.revoke_player_tokens(&elsewhere).await.unwrap(), [1, 1]);
+
+    // An unknown game is not found, and nothing is written; no colour is invalid.
+    assert!(matches!(
+        store.revoke_player_tokens(&revocation("nope", true, true, None)).await,
+        Err(StoreError::NotFound(id)) if id == "nope"
+    ));
+    assert_eq!(store.player_token_generations("nope").await.unwrap(), [0, 0]);
+
+    // Concurrent revocations take turns: every one gets its own generation.
+    let mut tasks = JoinSet::new();
+    for _ in 0..8 {
+        let store = store.clone();
+        tasks.spawn(async move { store.revoke_player_tokens(&revocation("g2", false, true, None)).await });
+    }
+    let mut seen = BTreeSet::new();
+    while let Some(done) = tasks.join_next().await {
+        seen.insert(done.unwrap().unwrap()[1]);
+    }
+    assert_eq!(seen, (2..=9).collect::<BTreeSet<u32>>());
+    assert_eq!(store.player_token_generations("g2").await.unwrap(), [1, 9]);
+}
+
 async fn meta<S: EventStore + Clone + 'static>(store: &S) {
     assert_eq!(store.meta_get("server_key").await.unwrap(), None);
     store.meta_delete("server_key").await.unwrap();
@@ -899,7 +975,7 @@ macro_rules! conformance {
                 concurrent_same_seq_one_wins, duplicate_request_in_game, same_request_in_other_games,
                 invalid_appends, unknown_game, mixed_batch, events_paging, list_games_filters, in_play, creation_cap,
                 tokens, meta, many_concurrent_appends, subscribe_sees_appends, heartbeats, views,
-                request_scopes, creation_requests, list_games_max_page);
+                request_scopes, creation_requests, list_games_max_page, player_token_revocations);
         }
     };
     (@tests $open:expr; $($check:ident),* $(,)?) => {

@@ -3,8 +3,9 @@
 //! a part of its own, run one after the other on the same daemon, each
 //! adding its lines to the report:
 //!
-//! - [`idle_connections`]: a crowd of connections that send nothing (or
-//!   half an HTTP/2 preface) is held open while
+//! - [`idle_connections`]: a crowd of connections that send nothing, half
+//!   an HTTP/2 preface, or a whole handshake and then no call, is held
+//!   open while
 //!   games are played; as the daemon closes them at its handshake deadline,
 //!   the crowd opens new ones, as an attacker would, so the crowd stays at
 //!   full size. Two rules: the move latency p99 with the crowd is within
@@ -34,7 +35,7 @@ use tokio::sync::watch;
 
 use super::play::{self, Endpoints, Ledger, Load, LoadOptions, quantile};
 use crate::daemon::Daemon;
-use crate::sockets::{self, Ending, HALF_PREFACE};
+use crate::sockets::{self, Ending, HALF_PREFACE, PREFACE_AND_SETTINGS};
 
 /// The crowd may raise the move latency p99 by this ratio at most...
 pub const LATENCY_RATIO: f64 = 1.20;
@@ -257,7 +258,11 @@ pub async fn run(options: &Options) -> Report {
     let log = dir.path().join("arbiterd.log");
     let timeout = format!("{}ms", options.handshake_timeout.as_millis());
     let daemon = tokio::task::spawn_blocking(move || {
-        Daemon::spawn(&url, &log, &["--handshake-timeout", timeout.as_str()])
+        Daemon::spawn(
+            &url,
+            &log,
+            &["--handshake-timeout", timeout.as_str(), "--idle-connection-timeout", timeout.as_str()],
+        )
     })
     .await
     .expect("arbiterd starts (its log is in the panic message)");
@@ -412,7 +417,9 @@ pub async fn idle_connections(options: &Options, daemon: &Daemon, ledger: &mut L
     match scrape(daemon.metrics_addr).await {
         Ok(text) => {
             let closed = ["port=\"grpc\"", "reason=\"handshake_timeout\""];
-            idle.closed_by_deadline = sockets::metric(&text, "arbiter_connections_closed_total", &closed);
+            let idle_closed = ["port=\"grpc\"", "reason=\"idle_timeout\""];
+            idle.closed_by_deadline = sockets::metric(&text, "arbiter_connections_closed_total", &closed)
+                + sockets::metric(&text, "arbiter_connections_closed_total", &idle_closed);
             idle.refused = sockets::metric(&text, "arbiter_connections_refused_total", &["port=\"grpc\""]);
         }
         Err(e) => failures.push(format!("cannot read the daemon's metrics: {e}")),
@@ -520,7 +527,13 @@ impl Crowd {
         let members = (0..size)
             .map(|i| {
                 let (open, mut stopped) = (open.clone(), stopped.clone());
-                let first: &'static [u8] = if i % 2 == 0 { b"" } else { HALF_PREFACE };
+                // Silent, half a preface, or a whole handshake and no call
+                // (closed by the idle timeout, set to the same).
+                let first: &'static [u8] = match i % 3 {
+                    0 => b"",
+                    1 => HALF_PREFACE,
+                    _ => PREFACE_AND_SETTINGS,
+                };
                 let stagger = timeout.mul_f64(i as f64 / size as f64);
                 tokio::spawn(async move {
                     let mut seen = Seen::default();

@@ -7,7 +7,7 @@
 use std::time::{Duration, Instant};
 
 use arbiter_e2e::sockets::{
-    self, Ending, HALF_CLIENT_HELLO, HALF_PREFACE, local_metric, silent, wait_closed,
+    self, Ending, HALF_CLIENT_HELLO, HALF_PREFACE, PREFACE_AND_SETTINGS, local_metric, silent, wait_closed,
 };
 use arbiter_e2e::{TestServer, new_game, regulations, v1 as pb};
 use arbiter_server::{ConnectionLimits, TlsFiles};
@@ -72,6 +72,64 @@ async fn an_established_connection_outlives_the_handshake_deadline() {
     tokio::time::sleep(DEADLINE * 2).await;
     let game = arbiter.get_game(pb::GetGameRequest { name }).await;
     assert!(game.is_ok(), "a call on an established connection failed: {game:?}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_without_calls_are_closed_at_the_idle_timeout_and_calls_keep_theirs() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("arbiter.db").display());
+    let server = TestServer::start_with(Some(dir), url, |c| c.idle_connection_timeout = DEADLINE).await;
+    let idle = ["port=\"grpc\"", "reason=\"idle_timeout\""];
+    let before = local_metric("arbiter_connections_closed_total", &idle);
+
+    // A watch stream is a call in flight for as long as it is open.
+    let mut arbiter = server.arbiter().await;
+    let created = arbiter.create_game(new_game(regulations("5+2", pb::Mode::Online), true)).await.unwrap();
+    let created = created.into_inner();
+    let name = created.game.unwrap().name;
+    let mut watcher = server.arbiter().await;
+    let mut watch = watcher
+        .watch_game(pb::WatchGameRequest { name: name.clone(), after_seq: 0 })
+        .await
+        .expect("watch")
+        .into_inner();
+
+    // A client that shakes hands and then calls nothing is closed at the
+    // idle timeout (the handshake deadline is 10 s: it is not that).
+    let opened = Instant::now();
+    let mut shook = silent(server.addr, PREFACE_AND_SETTINGS).await;
+    assert_closed_at_deadline(
+        "a connection without calls",
+        wait_closed(&mut shook, opened, DEADLINE + SLACK).await,
+    );
+
+    // The watch outlived the idle timeout on its connection: a move made
+    // after three timeouts reaches it.
+    tokio::time::sleep(DEADLINE * 3).await;
+    let mut white = server.client(Some(&created.white_token)).await;
+    white.make_move(arbiter_e2e::make_move(&name, "e2e4")).await.expect("e4");
+    let seen = tokio::time::timeout(DEADLINE + SLACK, async {
+        while let Some(item) = tokio_stream::StreamExt::next(&mut watch).await {
+            if let Ok(pb::WatchGameResponse { item: Some(pb::watch_game_response::Item::Event(e)) }) = item
+                && e.seq == 2
+            {
+                return true;
+            }
+        }
+        false
+    })
+    .await;
+    assert_eq!(seen, Ok(true), "the watch stream was cut");
+
+    // The arbiter's connection, left without calls, was closed; its next
+    // call opens a new one, unseen by the caller.
+    let game = arbiter.get_game(pb::GetGameRequest { name }).await;
+    assert!(game.is_ok(), "a call after the idle timeout failed: {game:?}");
+    assert!(
+        local_metric("arbiter_connections_closed_total", &idle) >= before + 2.0,
+        "the silent connection and the arbiter's idle one are counted"
+    );
     server.stop().await;
 }
 

@@ -67,8 +67,11 @@ async fn a_first_release_key_moves_out_of_the_database_and_its_tokens_survive_ro
     let store = Storage::open(&url).await.unwrap();
     let hex = store.meta_get("player_token_key").await.unwrap().expect("the first release kept its key here");
     let old_key = KeyRing::single(LEGACY_KEY_ID, arbiter_server::auth::from_hex(&hex).unwrap());
-    let old_white = Authority::new(old_key.clone(), &[], store.clone())
-        .player_token("online-offers", arbiter_chess::Color::White);
+    let old_white = Authority::new(old_key.clone(), &[], store.clone()).player_token(
+        "online-offers",
+        arbiter_chess::Color::White,
+        0,
+    );
     store.close().await;
     assert!(
         old_white.starts_with("arbp_online-offers_w_") && old_white.split('_').count() == 4,

@@ -16,6 +16,7 @@ mod otb;
 mod quota;
 mod request_ids;
 mod restart;
+mod revocation;
 mod scoresheet;
 mod smoke;
 mod snapshots;

@@ -141,6 +141,11 @@ struct ServeArgs {
     /// ...which is closed if the PING is not answered within this.
     #[arg(long, env = "ARBITER_HTTP2_KEEPALIVE_TIMEOUT", default_value = "20s", value_parser = parse_duration, global = true)]
     http2_keepalive_timeout: Duration,
+    /// A gRPC connection with no call in flight for this long is closed
+    /// (a watch stream is a call until it ends); clients reconnect on their
+    /// next call.
+    #[arg(long, env = "ARBITER_IDLE_CONNECTION_TIMEOUT", default_value = "5m", value_parser = parse_duration, global = true)]
+    idle_connection_timeout: Duration,
 }
 
 #[derive(Subcommand, Debug)]
@@ -387,6 +392,7 @@ fn configured_tokens(args: &ServeArgs, matches: &clap::ArgMatches) -> anyhow::Re
 async fn serve(args: ServeArgs, matches: &clap::ArgMatches) -> anyhow::Result<()> {
     arbiter_server::check_key_file_given(&args.database_url, args.player_token_key_file.as_deref())?;
     let mut config = Config::new(args.database_url.clone());
+    config.idle_connection_timeout = args.idle_connection_timeout;
     config.max_request_bytes = args.max_request_bytes;
     config.connections =
         ConnectionLimits { max_connections: args.max_connections, handshake_timeout: args.handshake_timeout };

@@ -195,6 +195,87 @@ pub struct CreationRequest {
     pub sha256: String,
 }
 
+/// A revocation of a game's player tokens (see
+/// [`EventStore::revoke_player_tokens`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerTokenRevocation {
+    pub game_id: String,
+    /// White's token is revoked.
+    pub white: bool,
+    /// Black's token is revoked.
+    pub black: bool,
+    pub revoked_wall_ms: i64,
+    /// The request id and its origin, if the request had one.
+    pub request: Option<(String, RequestOrigin)>,
+}
+
+/// The generations a revocation gave each colour it revoked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RevokedGenerations {
+    pub white: Option<u32>,
+    pub black: Option<u32>,
+}
+
+/// What a `RevokePlayerTokens` request with a request id did (see
+/// [`EventStore::revocation_request`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RevocationRequest {
+    /// Hex SHA-256 of the request without its request id.
+    pub sha256: String,
+    pub generations: RevokedGenerations,
+}
+
+/// The current generations, White's then Black's, from `(colour, highest
+/// generation)` rows.
+pub(crate) fn generations_from_rows(rows: Vec<(String, i64)>) -> Result<[u32; 2], StoreError> {
+    let mut generations = [0u32; 2];
+    for (color, generation) in rows {
+        let at = match color.as_str() {
+            "white" => 0,
+            "black" => 1,
+            other => {
+                return Err(StoreError::Unavailable(format!("unknown colour {other:?} in a revocation")));
+            }
+        };
+        generations[at] = u32::try_from(generation)
+            .map_err(|_| StoreError::Unavailable(format!("token generation {generation} out of range")))?;
+    }
+    Ok(generations)
+}
+
+/// What a revocation request gave, from its `(colour, generation, sha256)`
+/// rows (none: no such request).
+pub(crate) fn revocation_from_rows(
+    rows: Vec<(String, i64, String)>,
+) -> Result<Option<RevocationRequest>, StoreError> {
+    let Some(sha256) = rows.first().map(|r| r.2.clone()) else { return Ok(None) };
+    let mut generations = RevokedGenerations::default();
+    for (color, generation, _) in rows {
+        let generation = u32::try_from(generation)
+            .map_err(|_| StoreError::Unavailable(format!("token generation {generation} out of range")))?;
+        match color.as_str() {
+            "white" => generations.white = Some(generation),
+            "black" => generations.black = Some(generation),
+            other => {
+                return Err(StoreError::Unavailable(format!("unknown colour {other:?} in a revocation")));
+            }
+        }
+    }
+    Ok(Some(RevocationRequest { sha256, generations }))
+}
+
+/// The generations as the SQLite writer answers them (its answers are text).
+pub(crate) fn encode_generations([white, black]: [u32; 2]) -> String {
+    format!("{white} {black}")
+}
+
+/// The inverse of [`encode_generations`].
+pub(crate) fn decode_generations(text: &str) -> Result<[u32; 2], StoreError> {
+    let bad = || StoreError::Unavailable(format!("unreadable generations {text:?}"));
+    let (white, black) = text.split_once(' ').ok_or_else(bad)?;
+    Ok([white.parse().map_err(|_| bad())?, black.parse().map_err(|_| bad())?])
+}
+
 /// A view as the two columns hold it: both set, or neither.
 pub(crate) fn stored_view(json: Option<String>, format: Option<i64>) -> Option<StoredView> {
     Some(StoredView { json: json?, format: format? })
@@ -438,6 +519,33 @@ pub trait EventStore: Send + Sync {
     fn token_count(&self) -> impl Future<Output = Result<u64, StoreError>> + Send;
     /// Every role token (revoked ones too), oldest first.
     fn tokens(&self) -> impl Future<Output = Result<Vec<TokenRow>, StoreError>> + Send;
+    /// The current generation of the player tokens of a game, White's then
+    /// Black's: 0 until revoked, then one more per revocation.
+    fn player_token_generations(
+        &self,
+        game_id: &str,
+    ) -> impl Future<Output = Result<[u32; 2], StoreError>> + Send;
+    /// Revokes the player tokens of the colours named: each goes to its
+    /// next generation, in one atomic step (also between replicas). Returns
+    /// the generations after it, White's then Black's.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] for an unknown game,
+    /// [`StoreError::DuplicateRequest`] if the request's scope already used
+    /// its id in this game, [`StoreError::Invalid`] if no colour is named,
+    /// [`StoreError::Unavailable`].
+    fn revoke_player_tokens(
+        &self,
+        revocation: &PlayerTokenRevocation,
+    ) -> impl Future<Output = Result<[u32; 2], StoreError>> + Send;
+    /// What the revocation that `scope` made in `game_id` with this request
+    /// id gave.
+    fn revocation_request(
+        &self,
+        game_id: &str,
+        scope: &str,
+        request_id: &str,
+    ) -> impl Future<Output = Result<Option<RevocationRequest>, StoreError>> + Send;
     /// Revokes role token `id` at `now_wall_ms`; `false` if there is no
     /// such token or it was already revoked (then nothing changes).
     fn revoke_token(
@@ -778,6 +886,44 @@ impl EventStore for Storage {
             match self {
                 Storage::Sqlite(store) => store.tokens().await,
                 Storage::Postgres(store) => store.tokens().await,
+            }
+        })
+        .await
+    }
+
+    async fn player_token_generations(&self, game_id: &str) -> Result<[u32; 2], StoreError> {
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.player_token_generations(game_id).await,
+                Storage::Postgres(store) => store.player_token_generations(game_id).await,
+            }
+        })
+        .await
+    }
+
+    async fn revoke_player_tokens(&self, revocation: &PlayerTokenRevocation) -> Result<[u32; 2], StoreError> {
+        if !revocation.white && !revocation.black {
+            return Err(StoreError::Invalid("a revocation names at least one colour".into()));
+        }
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.revoke_player_tokens(revocation).await,
+                Storage::Postgres(store) => store.revoke_player_tokens(revocation).await,
+            }
+        })
+        .await
+    }
+
+    async fn revocation_request(
+        &self,
+        game_id: &str,
+        scope: &str,
+        request_id: &str,
+    ) -> Result<Option<RevocationRequest>, StoreError> {
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.revocation_request(game_id, scope, request_id).await,
+                Storage::Postgres(store) => store.revocation_request(game_id, scope, request_id).await,
             }
         })
         .await

@@ -94,8 +94,9 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    Append, CreationRequest, EventRow, EventStore, GameFilter, GameRow, MAX_LIST_ROWS, RESYNC, RequestOrigin,
-    SUBSCRIPTION_CAPACITY, StoreError, StoredView, TokenRow, UnknownStatus, stored_view, validate_append,
+    Append, CreationRequest, EventRow, EventStore, GameFilter, GameRow, MAX_LIST_ROWS, PlayerTokenRevocation,
+    RESYNC, RequestOrigin, RevocationRequest, SUBSCRIPTION_CAPACITY, StoreError, StoredView, TokenRow,
+    UnknownStatus, stored_view, validate_append,
 };
 
 /// The most appends committed in one batch (one statement). Large enough to
@@ -171,6 +172,7 @@ mod constraint {
     pub const GAMES_REQUEST: &str = "games_request_id_key";
     pub const CREATION_REQUESTS_PKEY: &str = "creation_requests_pkey";
     pub const TOKENS_PKEY: &str = "tokens_pkey";
+    pub const REVOCATIONS_REQUEST: &str = "player_token_revocations_request";
 }
 
 /// The columns of a [`GameRow`], in the order [`game_from_row`] reads them.
@@ -666,6 +668,110 @@ impl EventStore for PostgresStore {
         .await
         .map_err(classify)?;
         rows.iter().map(token_from_row).collect::<Result<_, _>>().map_err(unavailable)
+    }
+
+    async fn player_token_generations(&self, game_id: &str) -> Result<[u32; 2], StoreError> {
+        let rows = sqlx::query(
+            "SELECT color, MAX(generation)::BIGINT FROM player_token_revocations WHERE game_id = $1 GROUP BY color",
+        )
+        .bind(game_id)
+        .fetch_all(&self.inner.pool)
+        .await
+        .map_err(classify)?;
+        let rows = rows
+            .iter()
+            .map(|row| Ok((row.try_get::<String, _>(0)?, row.try_get::<i64, _>(1)?)))
+            .collect::<Result<Vec<_>, sqlx::Error>>()
+            .map_err(unavailable)?;
+        super::generations_from_rows(rows)
+    }
+
+    async fn revoke_player_tokens(&self, revocation: &PlayerTokenRevocation) -> Result<[u32; 2], StoreError> {
+        let game = revocation.game_id.as_str();
+        let mut tx = self.inner.pool.begin().await.map_err(classify)?;
+        // The game's row lock makes revocations of one game take turns
+        // across replicas: each reads the generation the one before wrote.
+        let exists: Option<i32> = sqlx::query_scalar("SELECT 1 FROM games WHERE id = $1 FOR UPDATE")
+            .bind(game)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(classify)?;
+        if exists.is_none() {
+            return Err(StoreError::NotFound(game.to_owned()));
+        }
+        let (request_id, scope, sha256) = match &revocation.request {
+            Some((id, origin)) => {
+                (Some(id.as_str()), Some(origin.scope.as_str()), Some(origin.sha256.as_str()))
+            }
+            None => (None, None, None),
+        };
+        for (color, revoked) in [("white", revocation.white), ("black", revocation.black)] {
+            if !revoked {
+                continue;
+            }
+            let inserted = sqlx::query(
+                "INSERT INTO player_token_revocations \
+                 (game_id, color, generation, revoked_wall_ms, request_scope, request_id, request_sha256) \
+                 SELECT $1, $2, COALESCE(MAX(generation), 0) + 1, $3, $4, $5, $6 \
+                 FROM player_token_revocations WHERE game_id = $1 AND color = $2",
+            )
+            .bind(game)
+            .bind(color)
+            .bind(revocation.revoked_wall_ms)
+            .bind(scope)
+            .bind(request_id)
+            .bind(sha256)
+            .execute(&mut *tx)
+            .await;
+            match inserted {
+                Ok(_) => {}
+                Err(e) if unique_violation(&e) == Some(constraint::REVOCATIONS_REQUEST) => {
+                    return Err(StoreError::DuplicateRequest {
+                        request_id: request_id.unwrap_or_default().to_owned(),
+                    });
+                }
+                Err(e) => return Err(classify(e)),
+            }
+        }
+        let rows = sqlx::query(
+            "SELECT color, MAX(generation)::BIGINT FROM player_token_revocations WHERE game_id = $1 GROUP BY color",
+        )
+        .bind(game)
+        .fetch_all(&mut *tx)
+        .await
+        .map_err(classify)?;
+        let rows = rows
+            .iter()
+            .map(|row| Ok((row.try_get::<String, _>(0)?, row.try_get::<i64, _>(1)?)))
+            .collect::<Result<Vec<_>, sqlx::Error>>()
+            .map_err(unavailable)?;
+        let generations = super::generations_from_rows(rows)?;
+        tx.commit().await.map_err(classify)?;
+        Ok(generations)
+    }
+
+    async fn revocation_request(
+        &self,
+        game_id: &str,
+        scope: &str,
+        request_id: &str,
+    ) -> Result<Option<RevocationRequest>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT color, generation::BIGINT, request_sha256 FROM player_token_revocations \
+             WHERE game_id = $1 AND request_scope = $2 AND request_id = $3",
+        )
+        .bind(game_id)
+        .bind(scope)
+        .bind(request_id)
+        .fetch_all(&self.inner.pool)
+        .await
+        .map_err(classify)?;
+        let rows = rows
+            .iter()
+            .map(|row| Ok((row.try_get(0)?, row.try_get(1)?, row.try_get(2)?)))
+            .collect::<Result<Vec<(String, i64, String)>, sqlx::Error>>()
+            .map_err(unavailable)?;
+        super::revocation_from_rows(rows)
     }
 
     async fn revoke_token(&self, id: &str, now_wall_ms: i64) -> Result<bool, StoreError> {

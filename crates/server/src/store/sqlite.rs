@@ -56,8 +56,9 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio_stream::StreamExt;
 
 use super::{
-    Append, CreationRequest, EventRow, EventStore, GameFilter, GameRow, MAX_LIST_ROWS, RequestOrigin,
-    SUBSCRIPTION_CAPACITY, StoreError, StoredView, TokenRow, UnknownStatus, stored_view, validate_append,
+    Append, CreationRequest, EventRow, EventStore, GameFilter, GameRow, MAX_LIST_ROWS, PlayerTokenRevocation,
+    RequestOrigin, RevocationRequest, SUBSCRIPTION_CAPACITY, StoreError, StoredView, TokenRow, UnknownStatus,
+    stored_view, validate_append,
 };
 
 /// The most jobs committed in one transaction. Large enough to amortise the
@@ -480,6 +481,51 @@ impl EventStore for SqliteStore {
         rows.iter().map(token_from_row).collect::<Result<_, _>>().map_err(unavailable)
     }
 
+    async fn player_token_generations(&self, game_id: &str) -> Result<[u32; 2], StoreError> {
+        let rows = sqlx::query(
+            "SELECT color, MAX(generation) FROM player_token_revocations WHERE game_id = ?1 GROUP BY color",
+        )
+        .bind(game_id)
+        .fetch_all(&self.inner.read)
+        .await
+        .map_err(unavailable)?;
+        let rows = rows
+            .iter()
+            .map(|row| Ok((row.try_get::<String, _>(0)?, row.try_get::<i64, _>(1)?)))
+            .collect::<Result<Vec<_>, sqlx::Error>>()
+            .map_err(unavailable)?;
+        super::generations_from_rows(rows)
+    }
+
+    async fn revoke_player_tokens(&self, revocation: &PlayerTokenRevocation) -> Result<[u32; 2], StoreError> {
+        let answer = self.submit(Work::RevokePlayerTokens(revocation.clone()), Reply::Text).await?;
+        super::decode_generations(&answer)
+    }
+
+    async fn revocation_request(
+        &self,
+        game_id: &str,
+        scope: &str,
+        request_id: &str,
+    ) -> Result<Option<RevocationRequest>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT color, generation, request_sha256 FROM player_token_revocations \
+             WHERE game_id = ?1 AND request_scope = ?2 AND request_id = ?3",
+        )
+        .bind(game_id)
+        .bind(scope)
+        .bind(request_id)
+        .fetch_all(&self.inner.read)
+        .await
+        .map_err(unavailable)?;
+        let rows = rows
+            .iter()
+            .map(|row| Ok((row.try_get(0)?, row.try_get(1)?, row.try_get(2)?)))
+            .collect::<Result<Vec<(String, i64, String)>, sqlx::Error>>()
+            .map_err(unavailable)?;
+        super::revocation_from_rows(rows)
+    }
+
     async fn revoke_token(&self, id: &str, now_wall_ms: i64) -> Result<bool, StoreError> {
         let work = Work::RevokeToken { id: id.to_owned(), now_wall_ms };
         Ok(self.submit(work, Reply::Text).await? == "revoked")
@@ -588,6 +634,7 @@ enum Work {
         id: String,
         now_wall_ms: i64,
     },
+    RevokePlayerTokens(PlayerTokenRevocation),
     Meta {
         key: String,
         default: String,
@@ -843,6 +890,7 @@ async fn apply(conn: &mut SqliteConnection, work: &Work) -> Result<String, Store
         }
         Work::InsertToken(token) => apply_insert_token(conn, token).await.map(|()| String::new()),
         Work::RevokeToken { id, now_wall_ms } => apply_revoke_token(conn, id, *now_wall_ms).await,
+        Work::RevokePlayerTokens(revocation) => apply_revoke_player_tokens(conn, revocation).await,
         Work::Meta { key, default } => apply_meta(conn, key, default).await,
         Work::MetaDelete(key) => {
             sqlx::query("DELETE FROM meta WHERE key = ?1")
@@ -1258,6 +1306,75 @@ async fn apply_revoke_token(
             .await
             .map_err(classify)?;
     Ok(if done.rows_affected() == 1 { "revoked".to_owned() } else { String::new() })
+}
+
+/// Runs in the writer's transaction, so revocations of a game (also by
+/// other processes, which wait for the write lock) take turns: each reads
+/// the generation the one before wrote.
+async fn apply_revoke_player_tokens(
+    conn: &mut SqliteConnection,
+    revocation: &PlayerTokenRevocation,
+) -> Result<String, StoreError> {
+    let game = &revocation.game_id;
+    let exists: Option<i64> = sqlx::query_scalar("SELECT 1 FROM games WHERE id = ?1")
+        .bind(game)
+        .fetch_optional(&mut *conn)
+        .await
+        .map_err(classify)?;
+    if exists.is_none() {
+        return Err(StoreError::NotFound(game.clone()));
+    }
+    let (request_id, scope, sha256) = match &revocation.request {
+        Some((id, origin)) => (Some(id.as_str()), Some(origin.scope.as_str()), Some(origin.sha256.as_str())),
+        None => (None, None, None),
+    };
+    if let (Some(id), Some(scope)) = (request_id, scope) {
+        let used: Option<i64> = sqlx::query_scalar(
+            "SELECT 1 FROM player_token_revocations WHERE game_id = ?1 AND request_scope = ?2 AND request_id = ?3",
+        )
+        .bind(game)
+        .bind(scope)
+        .bind(id)
+        .fetch_optional(&mut *conn)
+        .await
+        .map_err(classify)?;
+        if used.is_some() {
+            return Err(StoreError::DuplicateRequest { request_id: id.to_owned() });
+        }
+    }
+    for (color, revoked) in [("white", revocation.white), ("black", revocation.black)] {
+        if !revoked {
+            continue;
+        }
+        sqlx::query(
+            "INSERT INTO player_token_revocations \
+             (game_id, color, generation, revoked_wall_ms, request_scope, request_id, request_sha256) \
+             SELECT ?1, ?2, COALESCE(MAX(generation), 0) + 1, ?3, ?4, ?5, ?6 \
+             FROM player_token_revocations WHERE game_id = ?1 AND color = ?2",
+        )
+        .bind(game)
+        .bind(color)
+        .bind(revocation.revoked_wall_ms)
+        .bind(scope)
+        .bind(request_id)
+        .bind(sha256)
+        .execute(&mut *conn)
+        .await
+        .map_err(classify)?;
+    }
+    let rows = sqlx::query(
+        "SELECT color, MAX(generation) FROM player_token_revocations WHERE game_id = ?1 GROUP BY color",
+    )
+    .bind(game)
+    .fetch_all(&mut *conn)
+    .await
+    .map_err(classify)?;
+    let rows = rows
+        .iter()
+        .map(|row| Ok((row.try_get::<String, _>(0)?, row.try_get::<i64, _>(1)?)))
+        .collect::<Result<Vec<_>, sqlx::Error>>()
+        .map_err(classify)?;
+    Ok(super::encode_generations(super::generations_from_rows(rows)?))
 }
 
 async fn apply_meta(conn: &mut SqliteConnection, key: &str, default: &str) -> Result<String, StoreError> {
