@@ -227,6 +227,25 @@ struct Sensed {
     occupied: Bitboard,
 }
 
+/// A piece put down within the settle time of the last ruling, nothing
+/// lifted since, while the board still shows the moved piece where the move
+/// put it: the hand was still at work, and a lift may have gone unreported.
+/// If a full scan then shows empty a square the ruled placement had
+/// occupied, a lift was lost, and the placement the move was ruled from was
+/// not what stood on the board (FIDE OCR 3.2.3 counts a move from a rest of
+/// the settle time, which the piece may not have had: a piece dropped on a
+/// square next to its own and moved on at once, with the lift from there
+/// lost; a rook put beside its king, read with the king's lift as a king
+/// move, with the rook's lift lost).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct LostLift {
+    /// Where the last move put its piece (a lift reported from there clears
+    /// the suspicion: the piece did rest where the move put it).
+    left: Square,
+    /// A full scan has shown a lift lost.
+    confirmed: bool,
+}
+
 #[derive(Clone, Copy, Debug)]
 struct InHand {
     square: Square,
@@ -259,6 +278,11 @@ pub struct BoardReader {
     promotion_choice: Option<Role>,
     /// The square of the last placement action.
     last_placed: Option<Square>,
+    /// When the last move was ruled (none after a take-back).
+    ruled_at: Option<DeviceTime>,
+    /// The squares placed on since the last ruling.
+    placed_since_ruling: Bitboard,
+    lost_lift: Option<LostLift>,
 }
 
 impl BoardReader {
@@ -283,6 +307,9 @@ impl BoardReader {
             first_lift_ply: None,
             promotion_choice: None,
             last_placed: None,
+            ruled_at: None,
+            placed_since_ruling: Bitboard::EMPTY,
+            lost_lift: None,
         };
         r.compute_successors();
         r
@@ -368,6 +395,9 @@ impl BoardReader {
         self.settling = None;
         self.reported = None;
         self.first_lift_ply = None;
+        self.ruled_at = None;
+        self.placed_since_ruling = Bitboard::EMPTY;
+        self.lost_lift = None;
         self.compute_successors();
         self.out_of_sync = !self.matches(&self.sensed, position.board());
         if !self.out_of_sync {
@@ -567,7 +597,12 @@ impl BoardReader {
         }
         let piece = self.piece_lifted(square);
         self.sensed = new;
-        self.on_lift(at, square, piece, out);
+        if self.lost_lift.is_some_and(|l| l.left == square) {
+            // The board reported this lift: it was not lost, and the piece
+            // did rest where the move put it.
+            self.lost_lift = None;
+        }
+        self.on_lift(at, square, piece, out, true);
         Ok(())
     }
 
@@ -597,9 +632,11 @@ impl BoardReader {
             // placement, which starts the settle time.
             self.hand.retain(|h| h.square != square);
             self.last_placed = Some(square);
+            self.placed_since_ruling.add(square);
             self.on_change(at, Some(square));
             return Ok(());
         }
+        let lost_lift = self.lost_lift_suspected(at, square, piece);
         let mut new = self.sensed;
         new.occupied.add(square);
         if let Some(p) = piece
@@ -615,7 +652,7 @@ impl BoardReader {
             lifted.board.remove(square);
             lifted.occupied.remove(square);
             self.sensed = lifted;
-            self.on_lift(at, square, Some(old), out);
+            self.on_lift(at, square, Some(old), out, true);
         }
         // On an occupancy board a capture looks like a put-back on the
         // captured piece's square; a piece of the other colour in the hand
@@ -629,6 +666,7 @@ impl BoardReader {
             self.hand.remove(v.min(c));
             self.sensed = new;
             self.last_placed = Some(square);
+            self.placed_since_ruling.add(square);
             self.on_change(at, Some(square));
             return Ok(());
         }
@@ -652,8 +690,40 @@ impl BoardReader {
         }
         self.sensed = new;
         self.last_placed = Some(square);
+        self.placed_since_ruling.add(square);
+        if lost_lift.is_some() {
+            self.lost_lift = lost_lift;
+        }
         self.on_change(at, Some(square));
         Ok(())
+    }
+
+    /// A piece (the moved piece, on piece boards) put down on the empty
+    /// `square` within the settle time of the last ruling, with nothing
+    /// lifted since and the moved piece still shown where the move put it:
+    /// a lift may have been lost (see [`LostLift`]). A hand moving on after
+    /// the move rested would have been seen lifting it.
+    fn lost_lift_suspected(&self, at: DeviceTime, square: Square, piece: Option<Piece>) -> Option<LostLift> {
+        let last = *self.moves.last()?;
+        let ruled = self.ruled_at?;
+        let left = last.to();
+        if last.is_castle()
+            || !self.hand.is_empty()
+            || self.settling.is_some()
+            || at.since(ruled) > self.settings.settle.ms()
+            || square == left
+            || self.sensed.occupied.contains(square)
+            || !self.sensed.occupied.contains(left)
+        {
+            return None;
+        }
+        if self.settings.sensing == Sensing::PieceIds {
+            let moved = self.position().board().piece_at(left)?;
+            if piece != Some(moved) || self.sensed.board.piece_at(left) != Some(moved) {
+                return None;
+            }
+        }
+        Some(LostLift { left, confirmed: false })
     }
 
     /// A full scan: its lifts go through the lift logic (touch evidence),
@@ -665,7 +735,18 @@ impl BoardReader {
             let piece = self.piece_lifted(square);
             self.sensed.occupied.remove(square);
             self.sensed.board.remove(square);
-            self.on_lift(at, square, piece, out);
+            // A square the ruled placement had occupied, emptied without a
+            // lift reported while the hand was at work: the lift was lost,
+            // and it was the mover's, made before the piece was put down
+            // again; it is no touch of now.
+            let lost = match &mut self.lost_lift {
+                Some(l) if self.believed.occupied.contains(square) => {
+                    l.confirmed = true;
+                    true
+                }
+                _ => false,
+            };
+            self.on_lift(at, square, piece, out, !lost);
         }
         let placed = if self.settings.sensing == Sensing::PieceIds {
             let mut changed = Bitboard::EMPTY;
@@ -679,6 +760,7 @@ impl BoardReader {
             new.occupied & !self.sensed.occupied
         };
         self.sensed = new;
+        self.placed_since_ruling |= placed;
         // A scan is the board's own word on every square: it is matched even
         // when it only removed pieces (a missed lift), so on occupancy boards
         // read by scans alone a piece in the hand above a capture cannot be
@@ -706,7 +788,14 @@ impl BoardReader {
         }
     }
 
-    fn on_lift(&mut self, at: DeviceTime, square: Square, piece: Option<Piece>, out: &mut Vec<Inference>) {
+    fn on_lift(
+        &mut self,
+        at: DeviceTime,
+        square: Square,
+        piece: Option<Piece>,
+        out: &mut Vec<Inference>,
+        evidence: bool,
+    ) {
         // Does the lift stop the placement waiting to settle? A lift of the
         // moved piece or of another piece of the moving side (the move goes
         // on) does; a lift by the opponent (who may start thinking with a
@@ -733,7 +822,10 @@ impl BoardReader {
                 }
                 Candidate::Revise(m) => {
                     let mover = !self.history.last().expect("history").turn();
-                    if m.king_or_piece_to() == square || castling_rook_to(m) == square || piece.is_none() {
+                    if m.king_or_piece_to() == square
+                        || (m.is_castle() && castling_rook_to(m) == square)
+                        || piece.is_none()
+                    {
                         self.settling = None;
                     } else if piece.is_some_and(|p| p.color == mover) {
                         s.suspended = true;
@@ -769,7 +861,7 @@ impl BoardReader {
             self.hand.remove(0);
         }
         self.hand.push(InHand { square, piece, at });
-        let Some(piece) = piece else { return };
+        let Some(piece) = piece.filter(|_| evidence) else { return };
         // Touch evidence is read in the position the toucher faces: after a
         // move still settling, that is the position after it.
         let (turn, ply) = match self.settling {
@@ -807,9 +899,9 @@ impl BoardReader {
         // The board is back to the move already waiting (a knocked piece put
         // back): that move, whatever else the placement could be read as.
         if let Some(s) = &mut self.settling
-            && let Candidate::Move(m) = s.candidate
+            && matches!(s.candidate, Candidate::Move(_) | Candidate::Promotion { .. })
             && s.snapshot == self.sensed
-            && placed != Some(m.king_or_piece_to())
+            && placed != settling_square(s.candidate)
         {
             s.suspended = false;
             return;
@@ -860,6 +952,13 @@ impl BoardReader {
         let mut ambiguous = false;
         // A match filling the placed square was found: others cannot be it.
         let mut filled = false;
+        // Occupancy alone cannot tell which piece a capture took (all
+        // captures by one piece leave the same squares occupied): the
+        // square of the last placement, one the move fills, decides.
+        let fills = |m: Move| {
+            placed
+                .is_some_and(|sq| m.king_or_piece_to() == sq || (m.is_castle() && castling_rook_to(m) == sq))
+        };
         for (m, b) in &self.successors {
             if !self.matches(sensed, b) {
                 continue;
@@ -868,21 +967,17 @@ impl BoardReader {
                 && occupancy
                 && self.promotion_choice != Some(role)
             {
-                promotion = Some((m.from(), m.to()));
+                // A pawn capturing onto the last rank: the square placed on
+                // says which piece it took, as for any capture.
+                if promotion.is_none() || fills(*m) {
+                    promotion = Some((m.from(), m.to()));
+                }
                 continue;
             }
             if !occupancy {
                 found = Some(*m);
                 break;
             }
-            // Occupancy alone cannot tell which piece a capture took (all
-            // captures by one piece leave the same squares occupied): the
-            // square of the last placement, one the move fills, decides.
-            let fills = |m: Move| {
-                placed.is_some_and(|sq| {
-                    m.king_or_piece_to() == sq || (m.is_castle() && castling_rook_to(m) == sq)
-                })
-            };
             match found {
                 None => {
                     found = Some(*m);
@@ -899,6 +994,26 @@ impl BoardReader {
                 Some(_) => {}
             }
         }
+        if ambiguous && !filled {
+            // The last placement fills none of the captures that explain the
+            // board: a full scan that showed the capture only after its
+            // capturing piece's lift was lost, read after a knocked piece was
+            // put back. The squares placed on since the last ruling decide,
+            // if exactly one of the captures fills one of them.
+            let mut only = None;
+            for (m, b) in &self.successors {
+                if self.matches(sensed, b)
+                    && fills_any(*m, self.placed_since_ruling)
+                    && (m.promotion_role().is_none() || m.promotion_role() == self.promotion_choice)
+                {
+                    if only.is_some() {
+                        return Candidate::Unresolved;
+                    }
+                    only = Some(*m);
+                }
+            }
+            return only.map_or(Candidate::Unresolved, Candidate::Move);
+        }
         if ambiguous {
             return Candidate::Unresolved;
         }
@@ -911,6 +1026,12 @@ impl BoardReader {
         if self.is_half_move(sensed) {
             return Candidate::Wait;
         }
+        // Before the earlier positions: in a repetition the move made can
+        // show a placement the game had before, and a confirmed lost lift is
+        // the stronger evidence.
+        if let Some(m) = self.lost_lift_revision(sensed) {
+            return Candidate::Revise(m);
+        }
         for (k, p) in self.history.iter().enumerate().rev().skip(1) {
             if self.matches(sensed, p.board()) {
                 return Candidate::TakeBack(k);
@@ -920,6 +1041,23 @@ impl BoardReader {
             return Candidate::Revise(m);
         }
         Candidate::Unresolved
+    }
+
+    /// The last move was ruled from a placement a lost lift made wrong
+    /// ([`LostLift`], confirmed by a full scan), and the board shows another
+    /// move of the same piece instead: that is the move made (the square
+    /// ruled first was only where the hand dropped the piece on the way, or
+    /// the king's square beside a rook whose lift was lost).
+    fn lost_lift_revision(&self, sensed: &Sensed) -> Option<Move> {
+        self.lost_lift.filter(|l| l.confirmed)?;
+        let last = *self.moves.last()?;
+        let before = *self.history.iter().rev().nth(1)?;
+        before.legal_moves().iter().copied().find(|m| {
+            *m != last
+                && m.from() == last.from()
+                && m.promotion_role() == last.promotion_role()
+                && self.matches(sensed, before.after(*m).board())
+        })
     }
 
     /// The last move ruled was a rook move and the board now shows castling
@@ -1025,6 +1163,9 @@ impl BoardReader {
                 self.out_of_sync = false;
                 self.reported = None;
                 self.first_lift_ply = None;
+                self.ruled_at = None;
+                self.placed_since_ruling = Bitboard::EMPTY;
+                self.lost_lift = None;
                 out.push(Inference::TakeBack { to_ply: k, settled_at: due });
             }
             Candidate::Promotion { from, to } => {
@@ -1058,6 +1199,9 @@ impl BoardReader {
         self.believed = s.snapshot;
         self.out_of_sync = false;
         self.reported = None;
+        self.ruled_at = Some(due);
+        self.placed_since_ruling = Bitboard::EMPTY;
+        self.lost_lift = None;
         // Pieces lifted before the move was placed were part of it (or a
         // capture's victim); lifts since belong to the next move.
         self.hand.retain(|h| h.at > s.since);
@@ -1224,6 +1368,22 @@ impl BoardReader {
                 Some((from, to, board.piece_at(from)))
             }
         }
+    }
+}
+
+/// Whether `m` puts a piece on one of `squares` (castling: the king or the
+/// rook).
+fn fills_any(m: Move, squares: Bitboard) -> bool {
+    squares.contains(m.king_or_piece_to()) || (m.is_castle() && squares.contains(castling_rook_to(m)))
+}
+
+/// The square a move or a promotion waiting to settle filled last (a lift
+/// and put-back there restarts its settle time).
+fn settling_square(candidate: Candidate) -> Option<Square> {
+    match candidate {
+        Candidate::Move(m) => Some(m.king_or_piece_to()),
+        Candidate::Promotion { to, .. } => Some(to),
+        _ => None,
     }
 }
 
