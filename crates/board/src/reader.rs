@@ -227,10 +227,11 @@ struct Sensed {
     occupied: Bitboard,
 }
 
-/// A piece put down within the settle time of the last ruling, nothing
-/// lifted since, while the board still shows the moved piece where the move
-/// put it: the hand was still at work, and a lift may have gone unreported.
-/// If a full scan then shows empty a square the ruled placement had
+/// A piece put down within twice the settle time of the last ruling (the
+/// time an unexplained placement is given for the next full scan to put a
+/// lost update right), nothing lifted since, while the board still shows the
+/// moved piece where the move put it: a piece came from nowhere, so a lift
+/// may have gone unreported while the hand was still at work. If a full scan then shows empty a square the ruled placement had
 /// occupied, a lift was lost, and the placement the move was ruled from was
 /// not what stood on the board (FIDE OCR 3.2.3 counts a move from a rest of
 /// the settle time, which the piece may not have had: a piece dropped on a
@@ -570,7 +571,7 @@ impl BoardReader {
                 if let Some(s) = self.settling
                     && let Candidate::Promotion { .. } = s.candidate
                 {
-                    let candidate = self.classify(&s.snapshot, s.placed);
+                    let candidate = self.classify(&s.snapshot, squares(s.placed));
                     self.settling = Some(Settling { candidate, reported: false, ..s });
                 }
             }
@@ -633,7 +634,7 @@ impl BoardReader {
             self.hand.retain(|h| h.square != square);
             self.last_placed = Some(square);
             self.placed_since_ruling.add(square);
-            self.on_change(at, Some(square));
+            self.on_change(at, Some(square), Bitboard::from_square(square));
             return Ok(());
         }
         let lost_lift = self.lost_lift_suspected(at, square, piece);
@@ -667,7 +668,7 @@ impl BoardReader {
             self.sensed = new;
             self.last_placed = Some(square);
             self.placed_since_ruling.add(square);
-            self.on_change(at, Some(square));
+            self.on_change(at, Some(square), Bitboard::from_square(square));
             return Ok(());
         }
         // Put back where it was lifted from: a touch.
@@ -694,12 +695,12 @@ impl BoardReader {
         if lost_lift.is_some() {
             self.lost_lift = lost_lift;
         }
-        self.on_change(at, Some(square));
+        self.on_change(at, Some(square), Bitboard::from_square(square));
         Ok(())
     }
 
     /// A piece (the moved piece, on piece boards) put down on the empty
-    /// `square` within the settle time of the last ruling, with nothing
+    /// `square` within twice the settle time of the last ruling, with nothing
     /// lifted since and the moved piece still shown where the move put it:
     /// a lift may have been lost (see [`LostLift`]). A hand moving on after
     /// the move rested would have been seen lifting it.
@@ -710,7 +711,7 @@ impl BoardReader {
         if last.is_castle()
             || !self.hand.is_empty()
             || self.settling.is_some()
-            || at.since(ruled) > self.settings.settle.ms()
+            || at.since(ruled) > self.settings.settle.ms().saturating_mul(2)
             || square == left
             || self.sensed.occupied.contains(square)
             || !self.sensed.occupied.contains(left)
@@ -770,7 +771,13 @@ impl BoardReader {
             // A scan that placed nothing new (the placing action came before
             // it) is read with the square last placed on.
             let square = placed.last().or(self.last_placed);
-            self.on_change(at, square);
+            // Which capture it shows is read from the squares it placed
+            // pieces on; if none (the lift of the capturing piece was the
+            // update lost), from every square placed on since the last
+            // ruling, not the last one only: that may be a knocked piece put
+            // back, which a capture onto its square would look the same as.
+            let deciding = if placed.any() { placed } else { self.placed_since_ruling };
+            self.on_change(at, square, deciding);
         }
     }
 
@@ -842,7 +849,7 @@ impl BoardReader {
         // boards a slide must be within one scan: a king lifted well after a
         // rook was put down beside it is castling on its way, not a slide.
         if was_unresolved
-            && let Candidate::Move(m) = self.classify(&self.sensed, placed_before)
+            && let Candidate::Move(m) = self.classify(&self.sensed, squares(placed_before))
             && (m.is_en_passant()
                 || (m.from() == square
                     && (self.settings.sensing == Sensing::PieceIds
@@ -895,7 +902,10 @@ impl BoardReader {
     }
 
     /// The sensed board changed by a placement: match it.
-    fn on_change(&mut self, at: DeviceTime, placed: Option<Square>) {
+    /// `placed`: the square of the placement; `deciding`: the squares whose
+    /// filling tells captures apart on occupancy boards (see
+    /// [`BoardReader::classify`]).
+    fn on_change(&mut self, at: DeviceTime, placed: Option<Square>, deciding: Bitboard) {
         // The board is back to the move already waiting (a knocked piece put
         // back): that move, whatever else the placement could be read as.
         if let Some(s) = &mut self.settling
@@ -906,7 +916,7 @@ impl BoardReader {
             s.suspended = false;
             return;
         }
-        let candidate = self.classify(&self.sensed, placed);
+        let candidate = self.classify(&self.sensed, deciding);
         if candidate == Candidate::Same && self.sensed == self.believed && !self.out_of_sync {
             self.settling = None;
             return;
@@ -941,7 +951,11 @@ impl BoardReader {
     }
 
     /// The cheap match: the position, its successors, earlier positions.
-    fn classify(&self, sensed: &Sensed, placed: Option<Square>) -> Candidate {
+    ///
+    /// On occupancy boards all captures by one piece leave the same squares
+    /// occupied: the one that fills a square of `deciding` (the square just
+    /// placed on, normally) is the one made.
+    fn classify(&self, sensed: &Sensed, deciding: Bitboard) -> Candidate {
         let pos = self.position();
         if self.matches(sensed, pos.board()) {
             return Candidate::Same;
@@ -950,15 +964,9 @@ impl BoardReader {
         let mut found: Option<Move> = None;
         let mut promotion: Option<(Square, Square)> = None;
         let mut ambiguous = false;
-        // A match filling the placed square was found: others cannot be it.
+        // A match filling a deciding square was found: others cannot be it.
         let mut filled = false;
-        // Occupancy alone cannot tell which piece a capture took (all
-        // captures by one piece leave the same squares occupied): the
-        // square of the last placement, one the move fills, decides.
-        let fills = |m: Move| {
-            placed
-                .is_some_and(|sq| m.king_or_piece_to() == sq || (m.is_castle() && castling_rook_to(m) == sq))
-        };
+        let fills = |m: Move| fills_any(m, deciding);
         for (m, b) in &self.successors {
             if !self.matches(sensed, b) {
                 continue;
@@ -1256,7 +1264,10 @@ impl BoardReader {
         self.out_of_sync = true;
         self.believed = target;
         let placement = self.placement_of(&target);
-        if let Some((from, to, piece)) = self.single_piece_moved(&target, s.placed) {
+        // A placement legal moves explain (captures an occupancy board cannot
+        // tell apart) is no illegal move, whichever square was placed on
+        // last: the Laws would penalise a move nobody made (7.5).
+        if !single && let Some((from, to, piece)) = self.single_piece_moved(&target, s.placed) {
             out.push(Inference::IllegalMove(IllegalAttempt {
                 from,
                 to,
@@ -1369,6 +1380,11 @@ impl BoardReader {
             }
         }
     }
+}
+
+/// The square of a placement as a set.
+fn squares(placed: Option<Square>) -> Bitboard {
+    placed.map_or(Bitboard::EMPTY, Bitboard::from_square)
 }
 
 /// Whether `m` puts a piece on one of `squares` (castling: the king or the
