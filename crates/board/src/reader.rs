@@ -32,6 +32,24 @@
 //!    the last rank are the first halves of castling and promotion: they are
 //!    waited through, not ruled (FIDE 3.8.2, 4.6.3 and 3.7.5.1: those moves
 //!    are complete only when the rook or the new piece is placed).
+//! 4. A move ruled from a placement a lost field update made wrong is
+//!    revised into the move made ([`InferredMove::revises`]) when three
+//!    things show it: a piece put down from nowhere (nothing lifted) within
+//!    twice the settle time of the ruling while the moved piece still shows,
+//!    a full scan showing empty a square the ruled placement had occupied
+//!    (the lift that was lost), and the board showing another legal move of
+//!    the same piece from the position before (a piece dropped on a square
+//!    next to its own on the way, the lift from there lost; a rook put
+//!    beside its king first, its lift lost, read with the king's lift as a
+//!    king move). A lift of the moved piece that the board did report means
+//!    it rested where the move put it (Law 4.7), and nothing is revised.
+//!
+//! On occupancy boards all captures by one piece leave the same squares
+//! occupied: the square placed on decides, and for a full scan that placed
+//! nothing itself (the capturing piece's lift was the update lost), every
+//! square placed on since the last ruling, so that a knocked piece put back
+//! is not read as the capture. Two captures filling them are reported as an
+//! unknown placement (never as an illegal move: legal moves explain it).
 
 use arbiter_chess::{Bitboard, Board, Color, Move, MoveKind, Piece, Position, Role, Square};
 
@@ -133,7 +151,9 @@ pub struct InferredMove {
     /// When it had rested for the settle time: the moment the move counts.
     pub settled_at: DeviceTime,
     /// A move already inferred for this ply that this one replaces: the rook
-    /// move of a castling whose king followed late.
+    /// move of a castling whose king followed late, or a move read from a
+    /// placement a lost field update made wrong (see the module
+    /// documentation, point 4).
     pub revises: Option<Move>,
     /// One of several moves found at once after missed scans.
     pub caught_up: bool,
@@ -786,6 +806,13 @@ impl BoardReader {
     fn piece_lifted(&self, square: Square) -> Option<Piece> {
         if self.settings.sensing == Sensing::PieceIds {
             return self.sensed.board.piece_at(square);
+        }
+        if self.out_of_sync {
+            // The board is out of step with the game: which piece stood
+            // there is not known, so a lift stops any move waiting to settle
+            // (an opponent's lift would not, and a wrong guess of the colour
+            // would let a placement the board no longer shows be ruled).
+            return None;
         }
         match self.settling {
             Some(Settling { candidate: Candidate::Move(m), suspended: false, .. }) => {

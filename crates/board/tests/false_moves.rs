@@ -23,7 +23,9 @@
 //!   ruled as the capture of the knocked piece (seed 104, where the
 //!   observations cannot tell the two apart, so it is now reported).
 //!
-//! And one without a lost update: a pawn capturing onto the last rank on an
+//! Out of step after such a report, an occupancy board's lift was read as
+//! the opponent's by the game position, and a placement it had undone was
+//! ruled (seed 244). And one without a lost update: a pawn capturing onto the last rank on an
 //! occupancy board, a piece knocked beside it, and the promotion piece
 //! chosen after (seed 4).
 
@@ -346,6 +348,32 @@ fn a_capture_that_a_knock_makes_ambiguous_on_an_occupancy_board_is_reported_not_
     assert_eq!(f.moves(), [], "{:?}", f.out);
     assert!(f.out.iter().any(|i| matches!(i, Inference::Unknown { .. })), "{:?}", f.out);
     assert_eq!(f.reports(), 1, "{:?}", f.out);
+    assert!(f.r.is_out_of_sync());
+}
+
+#[test]
+fn out_of_step_an_occupancy_board_rules_no_move_from_a_placement_a_lift_has_undone() {
+    // Seed 244, game 9289, plies 57 and 58: Qb2xa3 with the queen's lift
+    // lost and the rook on c1 knocked (Qxc1 fills c1 as Qxa3 fills a3), so
+    // the placement is reported as unknown. Then White plays Rc1-a1, slid:
+    // a1 is seen before c1 empties, which for an instant reads as Qb2-a1
+    // (b2 emptied by the lost lift). Out of step, the reader cannot know
+    // whose piece left c1, so that lift stops the match; it used to be
+    // taken for an opponent's lift, and Qa1 was ruled.
+    let start = Position::from_fen("5rk1/1p3p1p/4b1p1/rB6/p1PQ4/P5P1/1q3P1P/2RR2K1 b - - 0 29").unwrap();
+    let mut f = Feed::new(start, Sensing::Occupancy);
+    f.obs(232699, ObservationKind::Lifted { square: sq("a3") });
+    f.obs(233005, ObservationKind::Placed { square: sq("a3"), piece: None });
+    f.obs(233080, ObservationKind::Lifted { square: sq("c1") });
+    f.obs(233144, ObservationKind::Placed { square: sq("c1"), piece: None });
+    f.obs(233370, occupancy("c1 d1 g1 f2 h2 a3 g3 a4 c4 d4 a5 b5 e6 g6 b7 f7 h7 f8 g8"));
+    f.settle();
+    assert_eq!(f.moves(), [], "{:?}", f.out);
+    assert!(matches!(f.out.last(), Some(Inference::Unknown { .. })), "{:?}", f.out);
+    f.obs(237569, ObservationKind::Placed { square: sq("a1"), piece: None });
+    f.obs(237583, ObservationKind::Lifted { square: sq("c1") });
+    f.settle();
+    assert_eq!(f.moves(), [], "{:?}", f.out);
     assert!(f.r.is_out_of_sync());
 }
 
