@@ -27,8 +27,13 @@ pub struct Rng(u64);
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        // Zero is the one state xorshift never leaves.
-        Rng(seed ^ 0x9E37_79B9_7F4A_7C15 | 1)
+        // Zero is the one state xorshift never leaves. (Setting the low bit
+        // instead made each odd seed replay the even seed before it; even
+        // seeds keep the streams they had.)
+        match seed ^ 0x9E37_79B9_7F4A_7C15 {
+            0 => Rng(1),
+            state => Rng(state),
+        }
     }
 
     pub fn next_u64(&mut self) -> u64 {
