@@ -175,6 +175,10 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
     };
+    if let Some(n) = only.filter(|n| *n >= list.len()) {
+        eprintln!("no game {n}: the collection has {} games (numbered from 0)", list.len());
+        return ExitCode::from(2);
+    }
     println!("{} games, settle {settle} ms, seed {seed}, noise {:?}", list.len(), Noise::default());
     for sensing in [Sensing::PieceIds, Sensing::Occupancy] {
         let mut rng = Rng::new(seed);
