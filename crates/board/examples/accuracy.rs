@@ -3,12 +3,15 @@
 //! read back, and scored.
 //!
 //! ```text
-//! cargo run --release -p arbiter-board --example accuracy -- --games 1000 [--seed N] [--settle MS] [--show] [--game N]
+//! cargo run --release -p arbiter-board --example accuracy -- --games 1000 [--seed N] [--settle MS]
+//!     [--noise KIND=P,...] [--show] [--game N]
 //! ```
 //!
 //! `--show` prints, for each game not read exactly, its number, the moves
 //! played and, observation by observation, what the board reported and what
 //! the reader inferred (the script to turn into a regression test).
+//! `--noise missed_scan=0.05,knock=0.1` changes the probabilities of the
+//! noises (see `arbiter_board::simulate::Noise`).
 //! `--game N` reads game N only (its script is the one the full run makes:
 //! the scripts of the games before it are still generated, for the random
 //! numbers), and shows it.
@@ -78,6 +81,30 @@ fn load_games(limit: usize) -> Result<Vec<Vec<Move>>, String> {
     Ok(games)
 }
 
+/// `--noise missed_scan=0.05,knock=0.1`: probabilities per move replacing
+/// those of `base`.
+fn parse_noise(list: &str, base: Noise) -> Result<Noise, String> {
+    let mut noise = base;
+    for item in list.split(',') {
+        let (kind, p) = item.split_once('=').ok_or(item)?;
+        let p: f64 = p.parse().map_err(|_| item)?;
+        if !(0.0..=1.0).contains(&p) {
+            return Err(item.to_owned());
+        }
+        let field = match kind {
+            "touch" => &mut noise.touch,
+            "knock" => &mut noise.knock,
+            "wrong_square" => &mut noise.wrong_square,
+            "slide" => &mut noise.slide,
+            "missed_scan" => &mut noise.missed_scan,
+            "castling_pause" => &mut noise.castling_pause,
+            _ => return Err(item.to_owned()),
+        };
+        *field = p;
+    }
+    Ok(noise)
+}
+
 /// One game's script and what a fresh reader infers from it, observation
 /// by observation, for a human to read.
 fn print_game(n: usize, script: &Script, tally: &Tally, settings: Settings) {
@@ -142,10 +169,21 @@ fn main() -> ExitCode {
     let mut settle = 300u64;
     let mut show = false;
     let mut only: Option<usize> = None;
+    let mut noise = Noise::default();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         if a == "--show" {
             show = true;
+            continue;
+        }
+        if a == "--noise" {
+            let Some(Ok(n)) = args.next().map(|list| parse_noise(&list, noise)) else {
+                eprintln!(
+                    "--noise takes KIND=P,... with KIND one of touch, knock, wrong_square, slide, missed_scan, castling_pause and P a probability"
+                );
+                return ExitCode::from(2);
+            };
+            noise = n;
             continue;
         }
         let value = args.next().and_then(|v| v.parse::<u64>().ok());
@@ -155,7 +193,9 @@ fn main() -> ExitCode {
             ("--settle", Some(v)) => settle = v,
             ("--game", Some(v)) => only = Some(v as usize),
             _ => {
-                eprintln!("usage: accuracy [--games N] [--seed N] [--settle MS] [--show] [--game N]");
+                eprintln!(
+                    "usage: accuracy [--games N] [--seed N] [--settle MS] [--noise KIND=P,...] [--show] [--game N]"
+                );
                 return ExitCode::from(2);
             }
         }
@@ -179,13 +219,12 @@ fn main() -> ExitCode {
         eprintln!("no game {n}: the collection has {} games (numbered from 0)", list.len());
         return ExitCode::from(2);
     }
-    println!("{} games, settle {settle} ms, seed {seed}, noise {:?}", list.len(), Noise::default());
+    println!("{} games, settle {settle} ms, seed {seed}, noise {noise:?}", list.len());
     for sensing in [Sensing::PieceIds, Sensing::Occupancy] {
         let mut rng = Rng::new(seed);
         let mut total = Tally::default();
         for (n, moves) in list.iter().enumerate() {
-            let script =
-                script_game(Position::startpos(), moves, sensing, settle, Noise::default(), &mut rng);
+            let script = script_game(Position::startpos(), moves, sensing, settle, noise, &mut rng);
             if only.is_some_and(|g| g != n) {
                 continue;
             }
