@@ -251,13 +251,14 @@ struct Sensed {
 /// time an unexplained placement is given for the next full scan to put a
 /// lost update right), nothing lifted since, while the board still shows the
 /// moved piece where the move put it: a piece came from nowhere, so a lift
-/// may have gone unreported while the hand was still at work. If a full scan then shows empty a square the ruled placement had
-/// occupied, a lift was lost, and the placement the move was ruled from was
-/// not what stood on the board (FIDE OCR 3.2.3 counts a move from a rest of
-/// the settle time, which the piece may not have had: a piece dropped on a
-/// square next to its own and moved on at once, with the lift from there
-/// lost; a rook put beside its king, read with the king's lift as a king
-/// move, with the rook's lift lost).
+/// may have gone unreported while the hand was still at work. If a full
+/// scan then shows empty a square the ruled placement had occupied, a lift
+/// was lost, and the placement the move was ruled from was not what stood
+/// on the board (FIDE OCR 3.2.3 counts a move from a rest of the settle
+/// time, which the piece may not have had: a piece dropped on a square next
+/// to its own and moved on at once, with the lift from there lost; a rook
+/// put beside its king, read with the king's lift as a king move, with the
+/// rook's lift lost).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct LostLift {
     /// Where the last move put its piece (a lift reported from there clears
@@ -789,13 +790,13 @@ impl BoardReader {
         if changed || placed.any() {
             self.hand.clear();
             // A scan that placed nothing new (the placing action came before
-            // it) is read with the square last placed on.
+            // it) is placed, for an illegal move it may show, on the square
+            // last placed on. Which capture it shows is read from the squares
+            // it placed pieces on; if none (the lift of the capturing piece
+            // was the update lost), from every square placed on since the
+            // last ruling, not the last one only: that may be a knocked piece
+            // put back, which a capture onto its square would look the same as.
             let square = placed.last().or(self.last_placed);
-            // Which capture it shows is read from the squares it placed
-            // pieces on; if none (the lift of the capturing piece was the
-            // update lost), from every square placed on since the last
-            // ruling, not the last one only: that may be a knocked piece put
-            // back, which a capture onto its square would look the same as.
             let deciding = if placed.any() { placed } else { self.placed_since_ruling };
             self.on_change(at, square, deciding);
         }
@@ -1028,26 +1029,6 @@ impl BoardReader {
                 Some(_) if !filled => ambiguous = true,
                 Some(_) => {}
             }
-        }
-        if ambiguous && !filled {
-            // The last placement fills none of the captures that explain the
-            // board: a full scan that showed the capture only after its
-            // capturing piece's lift was lost, read after a knocked piece was
-            // put back. The squares placed on since the last ruling decide,
-            // if exactly one of the captures fills one of them.
-            let mut only = None;
-            for (m, b) in &self.successors {
-                if self.matches(sensed, b)
-                    && fills_any(*m, self.placed_since_ruling)
-                    && (m.promotion_role().is_none() || m.promotion_role() == self.promotion_choice)
-                {
-                    if only.is_some() {
-                        return Candidate::Unresolved;
-                    }
-                    only = Some(*m);
-                }
-            }
-            return only.map_or(Candidate::Unresolved, Candidate::Move);
         }
         if ambiguous {
             return Candidate::Unresolved;
