@@ -18,7 +18,10 @@
 //!    Lifts alone never start it: a piece in the hand, a capture half done or
 //!    a piece sliding over two squares are waited through.
 //! 2. When the piece has rested for the settle time ([`BoardReader::tick`],
-//!    or the next observation), the match is ruled. A placement that matched
+//!    or the next observation), the match is ruled; a take-back waits twice
+//!    the settle time (in a repetition, a piece dropped on a wrong square
+//!    with its lift lost can show an earlier position, and the next full
+//!    scan puts that right first). A placement that matched
 //!    nothing waits twice the settle time (the next full scan of a board
 //!    that lost a field update usually puts it right first) and is then
 //!    searched deeper: a rook move followed by the king is
@@ -394,12 +397,17 @@ impl BoardReader {
 
     /// How long a match must rest before it is ruled: the settle time; and
     /// twice that for a placement nothing cheap explains (a catch-up, an
-    /// illegal move, an unknown placement), so that the next full scan of a
-    /// board that lost a field update can put it right before an illegal
-    /// move is reported that no hand made.
+    /// illegal move, an unknown placement) and for a take-back, so that the
+    /// next full scan of a board that lost a field update can put it right
+    /// before an illegal move is reported that no hand made, or moves are
+    /// taken back that nobody took back (in a repetition, a piece dropped on
+    /// a wrong square with its lift lost can show an earlier position).
     fn wait_ms(&self, candidate: Candidate) -> u64 {
         let settle = self.settings.settle.ms();
-        if candidate == Candidate::Unresolved { settle.saturating_mul(2) } else { settle }
+        match candidate {
+            Candidate::Unresolved | Candidate::TakeBack(_) => settle.saturating_mul(2),
+            _ => settle,
+        }
     }
 
     /// The game is over: later observations are refused.

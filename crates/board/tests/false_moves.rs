@@ -27,8 +27,10 @@
 //! the opponent's by the game position, and a placement it had undone was
 //! ruled (seed 244). And one came without a lost update: a pawn capturing
 //! onto the last rank on an occupancy board, a piece knocked beside it, and
-//! the promotion piece chosen after (seed 4). All seeds are of the example's
-//! `--seed`, over every game (`--games 20000`), settle 300 ms.
+//! the promotion piece chosen after (seed 4). Under forty times as many lost
+//! updates, a take-back was ruled from a wrong square in a repetition
+//! before the scan could show the lost lift (seed 11). All seeds are of the
+//! example's `--seed`, over every game (`--games 20000`), settle 300 ms.
 
 use arbiter_board::{
     BoardReader, Correction, DeviceId, DeviceTime, Inference, InferredMove, Observation, ObservationKind,
@@ -421,6 +423,36 @@ fn a_promotion_capture_on_an_occupancy_board_is_read_from_the_square_placed_on_t
     // put-back.
     assert_eq!(f.moves()[0].placed_at, DeviceTime(52891));
     assert_eq!(f.reports(), 0);
+}
+
+#[test]
+fn a_take_back_waits_for_the_scan_that_shows_a_lost_lift() {
+    // Seed 11 with lost updates forty times as often (`--noise
+    // missed_scan=0.2,wrong_square=0.2,knock=0.2`), game 7244, plies 68 to
+    // 72 on an occupancy board: Kb3 Rb5+ Ka3 Ra5+ Kb2, the king dropped on
+    // c3 first with the lift from there lost. With the king on c3 the board
+    // shows the position before Kb3, four plies back; a take-back used to be
+    // ruled after the settle time, 67 ms before the king came down on b2.
+    // A take-back now waits twice the settle time, and the scan shows Kb2.
+    let start = Position::from_fen("8/1R4pk/1p2p1p1/r7/8/2K3P1/P4P1P/8 w - - 3 35").unwrap();
+    let mut f = Feed::new(start, Sensing::Occupancy);
+    let mut p = start;
+    let mut at = 280_000;
+    for san in ["Kb3", "Rb5+", "Ka3", "Ra5+"] {
+        let m = p.parse_san(san).unwrap();
+        f.obs(at, ObservationKind::Lifted { square: m.from() });
+        f.obs(at + 400, ObservationKind::Placed { square: m.to(), piece: None });
+        p = p.after(m);
+        at += 1000;
+    }
+    f.obs(292845, ObservationKind::Lifted { square: sq("a3") });
+    f.obs(293556, ObservationKind::Placed { square: sq("c3"), piece: None });
+    f.obs(293923, ObservationKind::Placed { square: sq("b2"), piece: None });
+    f.obs(294151, occupancy("a2 b2 f2 h2 g3 a5 b6 e6 g6 b7 g7 h7"));
+    f.settle();
+    assert!(!f.out.iter().any(|i| matches!(i, Inference::TakeBack { .. })), "{:?}", f.out);
+    assert_eq!(f.sans(&start), ["Kb3", "Rb5+", "Ka3", "Ra5+", "Kb2"]);
+    assert_eq!(f.reports(), 0, "{:?}", f.out);
 }
 
 fn shared_pgn(name: &str) -> Option<std::path::PathBuf> {
