@@ -16,7 +16,11 @@
 //!    once per position), and each earlier position (a take-back). A match
 //!    starts the settle time; a lift of the moving side's piece stops it.
 //!    Lifts alone never start it: a piece in the hand, a capture half done or
-//!    a piece sliding over two squares are waited through.
+//!    a piece sliding over two squares are waited through. A placement of an
+//!    opponent's piece (known by its code, or on occupancy boards by the lift
+//!    before it) while a move settles with its squares untouched does not
+//!    replace it: the moved piece goes on resting, and the reply is read
+//!    once the move is ruled (a settle time longer than a quick reply).
 //! 2. When the piece has rested for the settle time ([`BoardReader::tick`],
 //!    or the next observation), the match is ruled; a take-back waits twice
 //!    the settle time (in a repetition, a piece dropped on a wrong square
@@ -240,6 +244,17 @@ struct Settling {
     /// The settle time has passed and a report was made (promotion
     /// pending): do not report again.
     reported: bool,
+    /// The opponent's reply, begun while this move was still settling (its
+    /// squares untouched): read once this move is ruled.
+    then: Option<FollowUp>,
+}
+
+/// The latest placement of an opponent's piece while a move settles.
+#[derive(Clone, Copy, Debug)]
+struct FollowUp {
+    at: DeviceTime,
+    placed: Option<Square>,
+    deciding: Bitboard,
 }
 
 /// What the sensors show: piece codes, or occupancy only.
@@ -307,6 +322,10 @@ pub struct BoardReader {
     ruled_at: Option<DeviceTime>,
     /// The squares placed on since the last ruling.
     placed_since_ruling: Bitboard,
+    /// The piece of the placement being matched, when known (a piece code,
+    /// or on occupancy boards the piece last lifted): a reply by the
+    /// opponent does not replace a move still settling.
+    placed_piece: Option<Piece>,
     lost_lift: Option<LostLift>,
 }
 
@@ -334,6 +353,7 @@ impl BoardReader {
             last_placed: None,
             ruled_at: None,
             placed_since_ruling: Bitboard::EMPTY,
+            placed_piece: None,
             lost_lift: None,
         };
         r.compute_successors();
@@ -653,6 +673,7 @@ impl BoardReader {
             },
             None => None,
         };
+        self.placed_piece = None;
         if piece_ids && self.sensed.board.piece_at(square) == piece {
             return Ok(());
         }
@@ -692,6 +713,7 @@ impl BoardReader {
             && let Some(victim) = self.hand[v].piece
             && let Some(c) = self.hand.iter().rposition(|h| h.piece.is_some_and(|p| p.color != victim.color))
         {
+            self.placed_piece = self.hand[c].piece;
             self.hand.remove(v.max(c));
             self.hand.remove(v.min(c));
             self.sensed = new;
@@ -703,6 +725,7 @@ impl BoardReader {
         // Put back where it was lifted from: a touch.
         let idx = self.hand.iter().rposition(|h| h.square == square && (!piece_ids || h.piece == piece));
         let idx = idx.or_else(|| self.hand.iter().rposition(|h| !piece_ids || h.piece == piece));
+        self.placed_piece = if piece_ids { piece } else { idx.and_then(|i| self.hand[i].piece) };
         if let Some(i) = idx {
             let h = self.hand.remove(i);
             if h.square == square
@@ -759,6 +782,7 @@ impl BoardReader {
     /// A full scan: its lifts go through the lift logic (touch evidence),
     /// then the new placement is matched.
     fn apply_scan(&mut self, at: DeviceTime, new: Sensed, out: &mut Vec<Inference>) {
+        self.placed_piece = None;
         let changed = self.sensed != new;
         let gone = self.sensed.occupied & !new.occupied;
         for square in gone {
@@ -898,6 +922,7 @@ impl BoardReader {
                 placed: placed_before,
                 suspended: false,
                 reported: false,
+                then: None,
             });
         }
         if self.hand.len() == MAX_HAND {
@@ -952,6 +977,19 @@ impl BoardReader {
             s.suspended = false;
             return;
         }
+        // The opponent replies before the move has rested for the settle
+        // time (a settle time longer than a quick reply): the moved piece
+        // still rests where it was put, so the move goes on settling, and
+        // the reply is read once it is ruled.
+        if let Some(s) = self.settling
+            && let Candidate::Move(m) = s.candidate
+            && !s.suspended
+            && self.placed_piece.is_some_and(|p| p.color != self.position().turn())
+            && self.move_stands(m, &s.snapshot)
+        {
+            self.settling = Some(Settling { then: Some(FollowUp { at, placed, deciding }), ..s });
+            return;
+        }
         let candidate = self.classify(&self.sensed, deciding);
         if candidate == Candidate::Same && self.sensed == self.believed && !self.out_of_sync {
             self.settling = None;
@@ -976,7 +1014,27 @@ impl BoardReader {
             placed,
             suspended: false,
             reported: false,
+            then: None,
         });
+    }
+
+    /// Whether the board still shows move `m` as it was placed: the squares
+    /// it changed hold what they held in `snapshot`.
+    fn move_stands(&self, m: Move, snapshot: &Sensed) -> bool {
+        let mut squares = Bitboard::from_square(m.from());
+        squares.add(m.to());
+        squares.add(m.king_or_piece_to());
+        if m.is_castle() {
+            squares.add(castling_rook_to(m));
+        }
+        if m.is_en_passant() {
+            squares.add(Square::from_coords(m.to().file(), m.from().rank()));
+        }
+        if (self.sensed.occupied ^ snapshot.occupied) & squares != Bitboard::EMPTY {
+            return false;
+        }
+        self.settings.sensing == Sensing::Occupancy
+            || squares.into_iter().all(|sq| self.sensed.board.piece_at(sq) == snapshot.board.piece_at(sq))
     }
 
     fn matches(&self, sensed: &Sensed, board: &Board) -> bool {
@@ -1158,13 +1216,25 @@ impl BoardReader {
 
     /// Rules the settling placement if its time has come by `now`.
     fn settle_due(&mut self, now: DeviceTime, out: &mut Vec<Inference>) {
-        let Some(s) = self.settling else { return };
+        // A move ruled may bring the reply read after it (`Settling::then`),
+        // itself due by now: at most one reply waits per move.
+        for _ in 0..2 {
+            if !self.settle_once(now, out) {
+                return;
+            }
+        }
+    }
+
+    /// Rules the settling placement if due; whether a follow-up reply was
+    /// taken up that may be due too.
+    fn settle_once(&mut self, now: DeviceTime, out: &mut Vec<Inference>) -> bool {
+        let Some(s) = self.settling else { return false };
         if s.suspended || s.reported || s.candidate == Candidate::Wait {
-            return;
+            return false;
         }
         let due = s.since.plus(self.wait_ms(s.candidate));
         if now < due {
-            return;
+            return false;
         }
         self.settling = None;
         match s.candidate {
@@ -1178,6 +1248,11 @@ impl BoardReader {
             }
             Candidate::Move(m) => {
                 self.commit(m, s, due, None, false, out);
+                if let Some(reply) = s.then {
+                    self.placed_since_ruling |= reply.deciding;
+                    self.on_change(reply.at, reply.placed, reply.deciding);
+                    return true;
+                }
             }
             Candidate::TakeBack(k) => {
                 self.history.truncate(k + 1);
@@ -1204,6 +1279,7 @@ impl BoardReader {
             Candidate::Wait => {}
             Candidate::Unresolved => self.resolve(s, due, out),
         }
+        false
     }
 
     fn commit(

@@ -29,8 +29,10 @@
 //! onto the last rank on an occupancy board, a piece knocked beside it, and
 //! the promotion piece chosen after (seed 4). Under forty times as many lost
 //! updates, a take-back was ruled from a wrong square in a repetition
-//! before the scan could show the lost lift (seed 11). All seeds are of the
-//! example's `--seed`, over every game (`--games 20000`), settle 300 ms.
+//! before the scan could show the lost lift (seed 11). With a settle time of
+//! 1000 ms, a reply begun before the move had settled replaced it (seed
+//! 2026). All seeds are of the example's `--seed`, over every game
+//! (`--games 20000`), settle 300 ms unless said.
 
 use arbiter_board::{
     BoardReader, Correction, DeviceId, DeviceTime, Inference, InferredMove, Observation, ObservationKind,
@@ -515,4 +517,34 @@ fn lost_updates_ten_times_as_often_make_no_false_move_on_real_games() {
         );
         assert_eq!(total.touches_found, total.touches_made, "{sensing:?}");
     }
+}
+
+#[test]
+fn a_reply_begun_before_the_move_has_settled_is_read_after_it() {
+    // Settle time 1000 ms (`--settle 1000`, seed 2026, game 5, piece
+    // codes): 4. Bc4 placed at 24458, and Black slides Bf8-c5 967 ms later,
+    // before the bishop on c4 has rested for the settle time. The board
+    // showed neither a successor nor the position, and Bc4 was dropped
+    // for a catch-up that, three moves later, found b4 Bxb4 Bc4 instead of
+    // Bc4 Bc5 b4 Bxb4. The bishop on c4 keeps resting while Black moves:
+    // Bc4 is ruled at its settle time, then Bc5 is read.
+    let start = play("e4 e5 Nf3 Nc6");
+    let mut f = Feed {
+        r: BoardReader::new(DEV, start, Settings::new(Settle::from_ms(1000).unwrap(), Sensing::PieceIds)),
+        seq: 0,
+        out: Vec::new(),
+    };
+    feed_updates(
+        &mut f,
+        &[(24056, "f1", '.'), (24458, "c4", 'B'), (25425, "c5", 'b'), (25457, "f8", '.')],
+        start,
+    );
+    f.settle();
+    assert_eq!(f.sans(&start), ["Bc4", "Bc5"]);
+    let moves = f.moves();
+    assert_eq!(moves[0].settled_at, DeviceTime(25458));
+    assert_eq!(moves[1].placed_at, DeviceTime(25425));
+    assert_eq!(moves[1].settled_at, DeviceTime(26425));
+    assert!(moves.iter().all(|m| !m.caught_up));
+    assert_eq!(f.reports(), 0);
 }
