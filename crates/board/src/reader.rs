@@ -982,9 +982,13 @@ impl BoardReader {
         // still rests where it was put, so the move goes on settling, and
         // the reply is read once it is ruled.
         if let Some(s) = self.settling
-            && let Candidate::Move(m) = s.candidate
+            && let Some((m, mover)) = match s.candidate {
+                Candidate::Move(m) => Some((m, self.position().turn())),
+                Candidate::Revise(m) => Some((m, !self.position().turn())),
+                _ => None,
+            }
             && !s.suspended
-            && self.placed_piece.is_some_and(|p| p.color != self.position().turn())
+            && self.placed_piece.is_some_and(|p| p.color != mover)
             && self.move_stands(m, &s.snapshot)
         {
             self.settling = Some(Settling { then: Some(FollowUp { at, placed, deciding }), ..s });
@@ -1019,16 +1023,12 @@ impl BoardReader {
     }
 
     /// Whether the board still shows move `m` as it was placed: the squares
-    /// it changed hold what they held in `snapshot`.
+    /// it put pieces on hold what they held in `snapshot` (the squares it
+    /// left the reply may move into).
     fn move_stands(&self, m: Move, snapshot: &Sensed) -> bool {
-        let mut squares = Bitboard::from_square(m.from());
-        squares.add(m.to());
-        squares.add(m.king_or_piece_to());
+        let mut squares = Bitboard::from_square(m.king_or_piece_to());
         if m.is_castle() {
             squares.add(castling_rook_to(m));
-        }
-        if m.is_en_passant() {
-            squares.add(Square::from_coords(m.to().file(), m.from().rank()));
         }
         if (self.sensed.occupied ^ snapshot.occupied) & squares != Bitboard::EMPTY {
             return false;
@@ -1275,6 +1275,11 @@ impl BoardReader {
                 let last = self.moves.pop().expect("a move to revise");
                 self.history.pop();
                 self.commit(m, s, due, Some(last), false, out);
+                if let Some(reply) = s.then {
+                    self.placed_since_ruling |= reply.deciding;
+                    self.on_change(reply.at, reply.placed, reply.deciding);
+                    return true;
+                }
             }
             Candidate::Wait => {}
             Candidate::Unresolved => self.resolve(s, due, out),
