@@ -16,9 +16,16 @@
 //!    once per position), and each earlier position (a take-back). A match
 //!    starts the settle time; a lift of the moving side's piece stops it.
 //!    Lifts alone never start it: a piece in the hand, a capture half done or
-//!    a piece sliding over two squares are waited through.
+//!    a piece sliding over two squares are waited through. A placement of an
+//!    opponent's piece (known by its code, or on occupancy boards by the lift
+//!    before it) while a move settles with its squares untouched does not
+//!    replace it: the moved piece goes on resting, and the reply is read
+//!    once the move is ruled (a settle time longer than a quick reply).
 //! 2. When the piece has rested for the settle time ([`BoardReader::tick`],
-//!    or the next observation), the match is ruled. A placement that matched
+//!    or the next observation), the match is ruled; a take-back waits twice
+//!    the settle time (in a repetition, a piece dropped on a wrong square
+//!    with its lift lost can show an earlier position, and the next full
+//!    scan puts that right first). A placement that matched
 //!    nothing waits twice the settle time (the next full scan of a board
 //!    that lost a field update usually puts it right first) and is then
 //!    searched deeper: a rook move followed by the king is
@@ -32,6 +39,24 @@
 //!    the last rank are the first halves of castling and promotion: they are
 //!    waited through, not ruled (FIDE 3.8.2, 4.6.3 and 3.7.5.1: those moves
 //!    are complete only when the rook or the new piece is placed).
+//! 4. A move ruled from a placement a lost field update made wrong is
+//!    revised into the move made ([`InferredMove::revises`]) when three
+//!    things show it: a piece put down from nowhere (nothing lifted) within
+//!    twice the settle time of the ruling while the moved piece still shows,
+//!    a full scan showing empty a square the ruled placement had occupied
+//!    (the lift that was lost), and the board showing another legal move of
+//!    the same piece from the position before (a piece dropped on a square
+//!    next to its own on the way, the lift from there lost; a rook put
+//!    beside its king first, its lift lost, read with the king's lift as a
+//!    king move). A lift of the moved piece that the board did report means
+//!    it rested where the move put it (Law 4.7), and nothing is revised.
+//!
+//! On occupancy boards all captures by one piece leave the same squares
+//! occupied: the square placed on decides, and for a full scan that placed
+//! nothing itself (the capturing piece's lift was the update lost), every
+//! square placed on since the last ruling, so that a knocked piece put back
+//! is not read as the capture. Two captures filling them are reported as an
+//! unknown placement (never as an illegal move: legal moves explain it).
 
 use arbiter_chess::{Bitboard, Board, Color, Move, MoveKind, Piece, Position, Role, Square};
 
@@ -133,7 +158,9 @@ pub struct InferredMove {
     /// When it had rested for the settle time: the moment the move counts.
     pub settled_at: DeviceTime,
     /// A move already inferred for this ply that this one replaces: the rook
-    /// move of a castling whose king followed late.
+    /// move of a castling whose king followed late, or a move read from a
+    /// placement a lost field update made wrong (see the module
+    /// documentation, point 4).
     pub revises: Option<Move>,
     /// One of several moves found at once after missed scans.
     pub caught_up: bool,
@@ -217,6 +244,17 @@ struct Settling {
     /// The settle time has passed and a report was made (promotion
     /// pending): do not report again.
     reported: bool,
+    /// The opponent's reply, begun while this move was still settling (its
+    /// squares untouched): read once this move is ruled.
+    then: Option<FollowUp>,
+}
+
+/// The latest placement of an opponent's piece while a move settles.
+#[derive(Clone, Copy, Debug)]
+struct FollowUp {
+    at: DeviceTime,
+    placed: Option<Square>,
+    deciding: Bitboard,
 }
 
 /// What the sensors show: piece codes, or occupancy only.
@@ -225,6 +263,27 @@ struct Sensed {
     /// Piece boards only.
     board: Board,
     occupied: Bitboard,
+}
+
+/// A piece put down within twice the settle time of the last ruling (the
+/// time an unexplained placement is given for the next full scan to put a
+/// lost update right), nothing lifted since, while the board still shows the
+/// moved piece where the move put it: a piece came from nowhere, so a lift
+/// may have gone unreported while the hand was still at work. If a full
+/// scan then shows empty a square the ruled placement had occupied, a lift
+/// was lost, and the placement the move was ruled from was not what stood
+/// on the board (FIDE OCR 3.2.3 counts a move from a rest of the settle
+/// time, which the piece may not have had: a piece dropped on a square next
+/// to its own and moved on at once, with the lift from there lost; a rook
+/// put beside its king, read with the king's lift as a king move, with the
+/// rook's lift lost).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct LostLift {
+    /// Where the last move put its piece (a lift reported from there clears
+    /// the suspicion: the piece did rest where the move put it).
+    left: Square,
+    /// A full scan has shown a lift lost.
+    confirmed: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -259,6 +318,15 @@ pub struct BoardReader {
     promotion_choice: Option<Role>,
     /// The square of the last placement action.
     last_placed: Option<Square>,
+    /// When the last move was ruled (none after a take-back).
+    ruled_at: Option<DeviceTime>,
+    /// The squares placed on since the last ruling.
+    placed_since_ruling: Bitboard,
+    /// The piece of the placement being matched, when known (a piece code,
+    /// or on occupancy boards the piece last lifted): a reply by the
+    /// opponent does not replace a move still settling.
+    placed_piece: Option<Piece>,
+    lost_lift: Option<LostLift>,
 }
 
 impl BoardReader {
@@ -283,6 +351,10 @@ impl BoardReader {
             first_lift_ply: None,
             promotion_choice: None,
             last_placed: None,
+            ruled_at: None,
+            placed_since_ruling: Bitboard::EMPTY,
+            placed_piece: None,
+            lost_lift: None,
         };
         r.compute_successors();
         r
@@ -345,12 +417,17 @@ impl BoardReader {
 
     /// How long a match must rest before it is ruled: the settle time; and
     /// twice that for a placement nothing cheap explains (a catch-up, an
-    /// illegal move, an unknown placement), so that the next full scan of a
-    /// board that lost a field update can put it right before an illegal
-    /// move is reported that no hand made.
+    /// illegal move, an unknown placement) and for a take-back, so that the
+    /// next full scan of a board that lost a field update can put it right
+    /// before an illegal move is reported that no hand made, or moves are
+    /// taken back that nobody took back (in a repetition, a piece dropped on
+    /// a wrong square with its lift lost can show an earlier position).
     fn wait_ms(&self, candidate: Candidate) -> u64 {
         let settle = self.settings.settle.ms();
-        if candidate == Candidate::Unresolved { settle.saturating_mul(2) } else { settle }
+        match candidate {
+            Candidate::Unresolved | Candidate::TakeBack(_) => settle.saturating_mul(2),
+            _ => settle,
+        }
     }
 
     /// The game is over: later observations are refused.
@@ -368,6 +445,9 @@ impl BoardReader {
         self.settling = None;
         self.reported = None;
         self.first_lift_ply = None;
+        self.ruled_at = None;
+        self.placed_since_ruling = Bitboard::EMPTY;
+        self.lost_lift = None;
         self.compute_successors();
         self.out_of_sync = !self.matches(&self.sensed, position.board());
         if !self.out_of_sync {
@@ -540,7 +620,7 @@ impl BoardReader {
                 if let Some(s) = self.settling
                     && let Candidate::Promotion { .. } = s.candidate
                 {
-                    let candidate = self.classify(&s.snapshot, s.placed);
+                    let candidate = self.classify(&s.snapshot, squares(s.placed));
                     self.settling = Some(Settling { candidate, reported: false, ..s });
                 }
             }
@@ -567,7 +647,12 @@ impl BoardReader {
         }
         let piece = self.piece_lifted(square);
         self.sensed = new;
-        self.on_lift(at, square, piece, out);
+        if self.lost_lift.is_some_and(|l| l.left == square) {
+            // The board reported this lift: it was not lost, and the piece
+            // did rest where the move put it.
+            self.lost_lift = None;
+        }
+        self.on_lift(at, square, piece, out, true);
         Ok(())
     }
 
@@ -588,6 +673,7 @@ impl BoardReader {
             },
             None => None,
         };
+        self.placed_piece = None;
         if piece_ids && self.sensed.board.piece_at(square) == piece {
             return Ok(());
         }
@@ -597,9 +683,11 @@ impl BoardReader {
             // placement, which starts the settle time.
             self.hand.retain(|h| h.square != square);
             self.last_placed = Some(square);
-            self.on_change(at, Some(square));
+            self.placed_since_ruling.add(square);
+            self.on_change(at, Some(square), Bitboard::from_square(square));
             return Ok(());
         }
+        let lost_lift = self.lost_lift_suspected(at, square, piece);
         let mut new = self.sensed;
         new.occupied.add(square);
         if let Some(p) = piece
@@ -615,7 +703,7 @@ impl BoardReader {
             lifted.board.remove(square);
             lifted.occupied.remove(square);
             self.sensed = lifted;
-            self.on_lift(at, square, Some(old), out);
+            self.on_lift(at, square, Some(old), out, true);
         }
         // On an occupancy board a capture looks like a put-back on the
         // captured piece's square; a piece of the other colour in the hand
@@ -625,16 +713,19 @@ impl BoardReader {
             && let Some(victim) = self.hand[v].piece
             && let Some(c) = self.hand.iter().rposition(|h| h.piece.is_some_and(|p| p.color != victim.color))
         {
+            self.placed_piece = self.hand[c].piece;
             self.hand.remove(v.max(c));
             self.hand.remove(v.min(c));
             self.sensed = new;
             self.last_placed = Some(square);
-            self.on_change(at, Some(square));
+            self.placed_since_ruling.add(square);
+            self.on_change(at, Some(square), Bitboard::from_square(square));
             return Ok(());
         }
         // Put back where it was lifted from: a touch.
         let idx = self.hand.iter().rposition(|h| h.square == square && (!piece_ids || h.piece == piece));
         let idx = idx.or_else(|| self.hand.iter().rposition(|h| !piece_ids || h.piece == piece));
+        self.placed_piece = if piece_ids { piece } else { idx.and_then(|i| self.hand[i].piece) };
         if let Some(i) = idx {
             let h = self.hand.remove(i);
             if h.square == square
@@ -652,20 +743,64 @@ impl BoardReader {
         }
         self.sensed = new;
         self.last_placed = Some(square);
-        self.on_change(at, Some(square));
+        self.placed_since_ruling.add(square);
+        if lost_lift.is_some() {
+            self.lost_lift = lost_lift;
+        }
+        self.on_change(at, Some(square), Bitboard::from_square(square));
         Ok(())
+    }
+
+    /// A piece (the moved piece, on piece boards) put down on the empty
+    /// `square` within twice the settle time of the last ruling, with nothing
+    /// lifted since and the moved piece still shown where the move put it:
+    /// a lift may have been lost (see [`LostLift`]). A hand moving on after
+    /// the move rested would have been seen lifting it.
+    fn lost_lift_suspected(&self, at: DeviceTime, square: Square, piece: Option<Piece>) -> Option<LostLift> {
+        let last = *self.moves.last()?;
+        let ruled = self.ruled_at?;
+        let left = last.to();
+        if last.is_castle()
+            || !self.hand.is_empty()
+            || self.settling.is_some()
+            || at.since(ruled) > self.settings.settle.ms().saturating_mul(2)
+            || square == left
+            || self.sensed.occupied.contains(square)
+            || !self.sensed.occupied.contains(left)
+        {
+            return None;
+        }
+        if self.settings.sensing == Sensing::PieceIds {
+            let moved = self.position().board().piece_at(left)?;
+            if piece != Some(moved) || self.sensed.board.piece_at(left) != Some(moved) {
+                return None;
+            }
+        }
+        Some(LostLift { left, confirmed: false })
     }
 
     /// A full scan: its lifts go through the lift logic (touch evidence),
     /// then the new placement is matched.
     fn apply_scan(&mut self, at: DeviceTime, new: Sensed, out: &mut Vec<Inference>) {
+        self.placed_piece = None;
         let changed = self.sensed != new;
         let gone = self.sensed.occupied & !new.occupied;
         for square in gone {
             let piece = self.piece_lifted(square);
             self.sensed.occupied.remove(square);
             self.sensed.board.remove(square);
-            self.on_lift(at, square, piece, out);
+            // A square the ruled placement had occupied, emptied without a
+            // lift reported while the hand was at work: the lift was lost,
+            // and it was the mover's, made before the piece was put down
+            // again; it is no touch of now.
+            let lost = match &mut self.lost_lift {
+                Some(l) if self.believed.occupied.contains(square) => {
+                    l.confirmed = true;
+                    true
+                }
+                _ => false,
+            };
+            self.on_lift(at, square, piece, out, !lost);
         }
         let placed = if self.settings.sensing == Sensing::PieceIds {
             let mut changed = Bitboard::EMPTY;
@@ -679,6 +814,7 @@ impl BoardReader {
             new.occupied & !self.sensed.occupied
         };
         self.sensed = new;
+        self.placed_since_ruling |= placed;
         // A scan is the board's own word on every square: it is matched even
         // when it only removed pieces (a missed lift), so on occupancy boards
         // read by scans alone a piece in the hand above a capture cannot be
@@ -686,9 +822,15 @@ impl BoardReader {
         if changed || placed.any() {
             self.hand.clear();
             // A scan that placed nothing new (the placing action came before
-            // it) is read with the square last placed on.
+            // it) is placed, for an illegal move it may show, on the square
+            // last placed on. Which capture it shows is read from the squares
+            // it placed pieces on; if none (the lift of the capturing piece
+            // was the update lost), from every square placed on since the
+            // last ruling, not the last one only: that may be a knocked piece
+            // put back, which a capture onto its square would look the same as.
             let square = placed.last().or(self.last_placed);
-            self.on_change(at, square);
+            let deciding = if placed.any() { placed } else { self.placed_since_ruling };
+            self.on_change(at, square, deciding);
         }
     }
 
@@ -698,6 +840,13 @@ impl BoardReader {
         if self.settings.sensing == Sensing::PieceIds {
             return self.sensed.board.piece_at(square);
         }
+        if self.out_of_sync {
+            // The board is out of step with the game: which piece stood
+            // there is not known, so a lift stops any move waiting to settle
+            // (an opponent's lift would not, and a wrong guess of the colour
+            // would let a placement the board no longer shows be ruled).
+            return None;
+        }
         match self.settling {
             Some(Settling { candidate: Candidate::Move(m), suspended: false, .. }) => {
                 self.position().after(m).board().piece_at(square)
@@ -706,7 +855,14 @@ impl BoardReader {
         }
     }
 
-    fn on_lift(&mut self, at: DeviceTime, square: Square, piece: Option<Piece>, out: &mut Vec<Inference>) {
+    fn on_lift(
+        &mut self,
+        at: DeviceTime,
+        square: Square,
+        piece: Option<Piece>,
+        out: &mut Vec<Inference>,
+        evidence: bool,
+    ) {
         // Does the lift stop the placement waiting to settle? A lift of the
         // moved piece or of another piece of the moving side (the move goes
         // on) does; a lift by the opponent (who may start thinking with a
@@ -733,7 +889,10 @@ impl BoardReader {
                 }
                 Candidate::Revise(m) => {
                     let mover = !self.history.last().expect("history").turn();
-                    if m.king_or_piece_to() == square || castling_rook_to(m) == square || piece.is_none() {
+                    if m.king_or_piece_to() == square
+                        || (m.is_castle() && castling_rook_to(m) == square)
+                        || piece.is_none()
+                    {
                         self.settling = None;
                     } else if piece.is_some_and(|p| p.color == mover) {
                         s.suspended = true;
@@ -750,7 +909,7 @@ impl BoardReader {
         // boards a slide must be within one scan: a king lifted well after a
         // rook was put down beside it is castling on its way, not a slide.
         if was_unresolved
-            && let Candidate::Move(m) = self.classify(&self.sensed, placed_before)
+            && let Candidate::Move(m) = self.classify(&self.sensed, squares(placed_before))
             && (m.is_en_passant()
                 || (m.from() == square
                     && (self.settings.sensing == Sensing::PieceIds
@@ -763,13 +922,14 @@ impl BoardReader {
                 placed: placed_before,
                 suspended: false,
                 reported: false,
+                then: None,
             });
         }
         if self.hand.len() == MAX_HAND {
             self.hand.remove(0);
         }
         self.hand.push(InHand { square, piece, at });
-        let Some(piece) = piece else { return };
+        let Some(piece) = piece.filter(|_| evidence) else { return };
         // Touch evidence is read in the position the toucher faces: after a
         // move still settling, that is the position after it.
         let (turn, ply) = match self.settling {
@@ -803,18 +963,38 @@ impl BoardReader {
     }
 
     /// The sensed board changed by a placement: match it.
-    fn on_change(&mut self, at: DeviceTime, placed: Option<Square>) {
+    /// `placed`: the square of the placement; `deciding`: the squares whose
+    /// filling tells captures apart on occupancy boards (see
+    /// [`BoardReader::classify`]).
+    fn on_change(&mut self, at: DeviceTime, placed: Option<Square>, deciding: Bitboard) {
         // The board is back to the move already waiting (a knocked piece put
         // back): that move, whatever else the placement could be read as.
         if let Some(s) = &mut self.settling
-            && let Candidate::Move(m) = s.candidate
+            && matches!(s.candidate, Candidate::Move(_) | Candidate::Promotion { .. })
             && s.snapshot == self.sensed
-            && placed != Some(m.king_or_piece_to())
+            && placed != settling_square(s.candidate)
         {
             s.suspended = false;
             return;
         }
-        let candidate = self.classify(&self.sensed, placed);
+        // The opponent replies before the move has rested for the settle
+        // time (a settle time longer than a quick reply): the moved piece
+        // still rests where it was put, so the move goes on settling, and
+        // the reply is read once it is ruled.
+        if let Some(s) = self.settling
+            && let Some((m, mover)) = match s.candidate {
+                Candidate::Move(m) => Some((m, self.position().turn())),
+                Candidate::Revise(m) => Some((m, !self.position().turn())),
+                _ => None,
+            }
+            && !s.suspended
+            && self.placed_piece.is_some_and(|p| p.color != mover)
+            && self.move_stands(m, &s.snapshot)
+        {
+            self.settling = Some(Settling { then: Some(FollowUp { at, placed, deciding }), ..s });
+            return;
+        }
+        let candidate = self.classify(&self.sensed, deciding);
         if candidate == Candidate::Same && self.sensed == self.believed && !self.out_of_sync {
             self.settling = None;
             return;
@@ -838,7 +1018,23 @@ impl BoardReader {
             placed,
             suspended: false,
             reported: false,
+            then: None,
         });
+    }
+
+    /// Whether the board still shows move `m` as it was placed: the squares
+    /// it put pieces on hold what they held in `snapshot` (the squares it
+    /// left the reply may move into).
+    fn move_stands(&self, m: Move, snapshot: &Sensed) -> bool {
+        let mut squares = Bitboard::from_square(m.king_or_piece_to());
+        if m.is_castle() {
+            squares.add(castling_rook_to(m));
+        }
+        if (self.sensed.occupied ^ snapshot.occupied) & squares != Bitboard::EMPTY {
+            return false;
+        }
+        self.settings.sensing == Sensing::Occupancy
+            || squares.into_iter().all(|sq| self.sensed.board.piece_at(sq) == snapshot.board.piece_at(sq))
     }
 
     fn matches(&self, sensed: &Sensed, board: &Board) -> bool {
@@ -849,7 +1045,11 @@ impl BoardReader {
     }
 
     /// The cheap match: the position, its successors, earlier positions.
-    fn classify(&self, sensed: &Sensed, placed: Option<Square>) -> Candidate {
+    ///
+    /// On occupancy boards all captures by one piece leave the same squares
+    /// occupied: the one that fills a square of `deciding` (the square just
+    /// placed on, normally) is the one made.
+    fn classify(&self, sensed: &Sensed, deciding: Bitboard) -> Candidate {
         let pos = self.position();
         if self.matches(sensed, pos.board()) {
             return Candidate::Same;
@@ -858,8 +1058,9 @@ impl BoardReader {
         let mut found: Option<Move> = None;
         let mut promotion: Option<(Square, Square)> = None;
         let mut ambiguous = false;
-        // A match filling the placed square was found: others cannot be it.
+        // A match filling a deciding square was found: others cannot be it.
         let mut filled = false;
+        let fills = |m: Move| fills_any(m, deciding);
         for (m, b) in &self.successors {
             if !self.matches(sensed, b) {
                 continue;
@@ -868,21 +1069,17 @@ impl BoardReader {
                 && occupancy
                 && self.promotion_choice != Some(role)
             {
-                promotion = Some((m.from(), m.to()));
+                // A pawn capturing onto the last rank: the square placed on
+                // says which piece it took, as for any capture.
+                if promotion.is_none() || fills(*m) {
+                    promotion = Some((m.from(), m.to()));
+                }
                 continue;
             }
             if !occupancy {
                 found = Some(*m);
                 break;
             }
-            // Occupancy alone cannot tell which piece a capture took (all
-            // captures by one piece leave the same squares occupied): the
-            // square of the last placement, one the move fills, decides.
-            let fills = |m: Move| {
-                placed.is_some_and(|sq| {
-                    m.king_or_piece_to() == sq || (m.is_castle() && castling_rook_to(m) == sq)
-                })
-            };
             match found {
                 None => {
                     found = Some(*m);
@@ -911,6 +1108,12 @@ impl BoardReader {
         if self.is_half_move(sensed) {
             return Candidate::Wait;
         }
+        // Before the earlier positions: in a repetition the move made can
+        // show a placement the game had before, and a confirmed lost lift is
+        // the stronger evidence.
+        if let Some(m) = self.lost_lift_revision(sensed) {
+            return Candidate::Revise(m);
+        }
         for (k, p) in self.history.iter().enumerate().rev().skip(1) {
             if self.matches(sensed, p.board()) {
                 return Candidate::TakeBack(k);
@@ -920,6 +1123,23 @@ impl BoardReader {
             return Candidate::Revise(m);
         }
         Candidate::Unresolved
+    }
+
+    /// The last move was ruled from a placement a lost lift made wrong
+    /// ([`LostLift`], confirmed by a full scan), and the board shows another
+    /// move of the same piece instead: that is the move made (the square
+    /// ruled first was only where the hand dropped the piece on the way, or
+    /// the king's square beside a rook whose lift was lost).
+    fn lost_lift_revision(&self, sensed: &Sensed) -> Option<Move> {
+        self.lost_lift.filter(|l| l.confirmed)?;
+        let last = *self.moves.last()?;
+        let before = *self.history.iter().rev().nth(1)?;
+        before.legal_moves().iter().copied().find(|m| {
+            *m != last
+                && m.from() == last.from()
+                && m.promotion_role() == last.promotion_role()
+                && self.matches(sensed, before.after(*m).board())
+        })
     }
 
     /// The last move ruled was a rook move and the board now shows castling
@@ -996,13 +1216,25 @@ impl BoardReader {
 
     /// Rules the settling placement if its time has come by `now`.
     fn settle_due(&mut self, now: DeviceTime, out: &mut Vec<Inference>) {
-        let Some(s) = self.settling else { return };
+        // A move ruled may bring the reply read after it (`Settling::then`),
+        // itself due by now: at most one reply waits per move.
+        for _ in 0..2 {
+            if !self.settle_once(now, out) {
+                return;
+            }
+        }
+    }
+
+    /// Rules the settling placement if due; whether a follow-up reply was
+    /// taken up that may be due too.
+    fn settle_once(&mut self, now: DeviceTime, out: &mut Vec<Inference>) -> bool {
+        let Some(s) = self.settling else { return false };
         if s.suspended || s.reported || s.candidate == Candidate::Wait {
-            return;
+            return false;
         }
         let due = s.since.plus(self.wait_ms(s.candidate));
         if now < due {
-            return;
+            return false;
         }
         self.settling = None;
         match s.candidate {
@@ -1016,6 +1248,11 @@ impl BoardReader {
             }
             Candidate::Move(m) => {
                 self.commit(m, s, due, None, false, out);
+                if let Some(reply) = s.then {
+                    self.placed_since_ruling |= reply.deciding;
+                    self.on_change(reply.at, reply.placed, reply.deciding);
+                    return true;
+                }
             }
             Candidate::TakeBack(k) => {
                 self.history.truncate(k + 1);
@@ -1025,6 +1262,9 @@ impl BoardReader {
                 self.out_of_sync = false;
                 self.reported = None;
                 self.first_lift_ply = None;
+                self.ruled_at = None;
+                self.placed_since_ruling = Bitboard::EMPTY;
+                self.lost_lift = None;
                 out.push(Inference::TakeBack { to_ply: k, settled_at: due });
             }
             Candidate::Promotion { from, to } => {
@@ -1035,10 +1275,16 @@ impl BoardReader {
                 let last = self.moves.pop().expect("a move to revise");
                 self.history.pop();
                 self.commit(m, s, due, Some(last), false, out);
+                if let Some(reply) = s.then {
+                    self.placed_since_ruling |= reply.deciding;
+                    self.on_change(reply.at, reply.placed, reply.deciding);
+                    return true;
+                }
             }
             Candidate::Wait => {}
             Candidate::Unresolved => self.resolve(s, due, out),
         }
+        false
     }
 
     fn commit(
@@ -1058,6 +1304,9 @@ impl BoardReader {
         self.believed = s.snapshot;
         self.out_of_sync = false;
         self.reported = None;
+        self.ruled_at = Some(due);
+        self.placed_since_ruling = Bitboard::EMPTY;
+        self.lost_lift = None;
         // Pieces lifted before the move was placed were part of it (or a
         // capture's victim); lifts since belong to the next move.
         self.hand.retain(|h| h.at > s.since);
@@ -1112,7 +1361,10 @@ impl BoardReader {
         self.out_of_sync = true;
         self.believed = target;
         let placement = self.placement_of(&target);
-        if let Some((from, to, piece)) = self.single_piece_moved(&target, s.placed) {
+        // A placement legal moves explain (captures an occupancy board cannot
+        // tell apart) is no illegal move, whichever square was placed on
+        // last: the Laws would penalise a move nobody made (7.5).
+        if !single && let Some((from, to, piece)) = self.single_piece_moved(&target, s.placed) {
             out.push(Inference::IllegalMove(IllegalAttempt {
                 from,
                 to,
@@ -1224,6 +1476,27 @@ impl BoardReader {
                 Some((from, to, board.piece_at(from)))
             }
         }
+    }
+}
+
+/// The square of a placement as a set.
+fn squares(placed: Option<Square>) -> Bitboard {
+    placed.map_or(Bitboard::EMPTY, Bitboard::from_square)
+}
+
+/// Whether `m` puts a piece on one of `squares` (castling: the king or the
+/// rook).
+fn fills_any(m: Move, squares: Bitboard) -> bool {
+    squares.contains(m.king_or_piece_to()) || (m.is_castle() && squares.contains(castling_rook_to(m)))
+}
+
+/// The square a move or a promotion waiting to settle filled last (a lift
+/// and put-back there restarts its settle time).
+fn settling_square(candidate: Candidate) -> Option<Square> {
+    match candidate {
+        Candidate::Move(m) => Some(m.king_or_piece_to()),
+        Candidate::Promotion { to, .. } => Some(to),
+        _ => None,
     }
 }
 

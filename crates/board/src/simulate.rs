@@ -27,8 +27,13 @@ pub struct Rng(u64);
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        // Zero is the one state xorshift never leaves.
-        Rng(seed ^ 0x9E37_79B9_7F4A_7C15 | 1)
+        // Zero is the one state xorshift never leaves. (Setting the low bit
+        // instead made each odd seed replay the even seed before it; even
+        // seeds keep the streams they had.)
+        match seed ^ 0x9E37_79B9_7F4A_7C15 {
+            0 => Rng(1),
+            state => Rng(state),
+        }
     }
 
     pub fn next_u64(&mut self) -> u64 {
@@ -376,9 +381,12 @@ pub struct Tally {
     pub games_exact: u64,
     pub moves_played: u64,
     pub moves_correct: u64,
-    /// Moves ruled that were not played (a rook move later revised into
-    /// castling is counted in `revised`, not here).
+    /// Moves ruled that were not played (a move later revised into the one
+    /// played is counted in `revised`, not here).
     pub false_moves: u64,
+    /// Moves that replaced one ruled for the same ply: a rook move revised
+    /// into castling when the king followed late, a move whose piece's lift
+    /// was lost revised into the move made.
     pub revised: u64,
     pub caught_up: u64,
     pub take_backs: u64,
@@ -448,13 +456,19 @@ pub fn run(reader: &mut BoardReader, script: &Script) -> Tally {
         for inf in out {
             match inf {
                 Inference::Move(m) => {
-                    if let Some(old) = m.revises {
-                        if record.last() == Some(&old) && record.len() > m.ply {
-                            record.pop();
+                    if let Some(old) = m.revises
+                        && record.last() == Some(&old)
+                        && record.len() > m.ply
+                    {
+                        record.pop();
+                        // The move revised was counted false when it was
+                        // ruled only if it was not the move played: a
+                        // revision of the right move into a wrong one must
+                        // still count as a false move.
+                        if script.played.get(m.ply).is_none_or(|p| p.mv != old) {
                             t.false_moves = t.false_moves.saturating_sub(1);
-                            t.revised += 1;
                         }
-                        let _ = old;
+                        t.revised += 1;
                     }
                     record.truncate(m.ply);
                     record.push(m.mv);
