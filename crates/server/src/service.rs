@@ -43,6 +43,8 @@ pub struct Arbiter {
     pub(crate) heartbeat: Duration,
     pub(crate) shutdown: CancellationToken,
     pub(crate) quotas: Arc<Quotas>,
+    /// The e-boards connected to this process (ConnectBoard).
+    pub(crate) boards: Arc<crate::board::Boards>,
 }
 
 type Reply<T> = Result<Response<T>, Status>;
@@ -1021,8 +1023,8 @@ arbiter_service! {
         .await
     }
 
-    // Declared in the API, not served yet: the work in progress on issues
-    // 13 (player-token revocation) and 15 (e-boards) fills these in.
+    // Declared in the API, not served yet: the work in progress on issue
+    // 13 (player-token revocation) fills it in.
     async fn revoke_player_tokens(
         &self,
         _request: Request<pb::RevokePlayerTokensRequest>,
@@ -1034,15 +1036,26 @@ arbiter_service! {
 
     async fn connect_board(
         &self,
-        _request: Request<tonic::Streaming<pb::ConnectBoardRequest>>,
+        request: Request<tonic::Streaming<pb::ConnectBoardRequest>>,
     ) -> Reply<Self::ConnectBoardStream> {
-        Err(Status::unimplemented("ConnectBoard is not served yet"))
+        self.observe("connect_board", async {
+            let (metadata, _, inbound) = request.into_parts();
+            let (principal, caller) = self.auth.identify(&metadata).await?;
+            let cx = crate::board::session::Context {
+                hall: &self.hall,
+                boards: &self.boards,
+                shutdown: &self.shutdown,
+            };
+            crate::board::session::open(cx, principal, &caller, inbound).await
+        })
+        .await
     }
 
     async fn get_game(&self, request: Request<pb::GetGameRequest>) -> Reply<pb::GetGameResponse> {
         self.observe("get_game", async {
             let (metadata, _, r) = request.into_parts();
-            let (_, game) = self.read_game(&metadata, &r.name).await?;
+            let (id, mut game) = self.read_game(&metadata, &r.name).await?;
+            game.board = self.boards.state(&id).map(|s| api::board::state_to_proto(&s));
             Ok(pb::GetGameResponse { game: Some(game) })
         })
         .await
