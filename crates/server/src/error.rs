@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 
+use arbiter_board::ObservationError;
 use arbiter_laws::ruling::{RejectReason, Rejection};
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
@@ -70,6 +71,9 @@ pub enum ApiError {
     /// serves it.
     #[error("{0}")]
     NewerStoredFormat(String),
+    /// The game is already read from another e-board (one board per game).
+    #[error("{0}")]
+    BoardConnected(String),
     /// A fault of the service itself (for example a corrupt log). Never
     /// caused by a client's input.
     #[error("{0}")]
@@ -161,6 +165,7 @@ impl ApiError {
             ApiError::TooLarge(_) => "REQUEST_TOO_LARGE",
             ApiError::ResourceExhausted { reason, .. } => reason.as_str(),
             ApiError::NewerStoredFormat(_) => "STORED_FORMAT_NEWER",
+            ApiError::BoardConnected(_) => "BOARD_CONNECTED",
             ApiError::Internal(_) => "INTERNAL",
         }
     }
@@ -190,9 +195,25 @@ impl ApiError {
             ApiError::Unavailable(_) => Code::Unavailable,
             ApiError::Malformed(_) => Code::InvalidArgument,
             ApiError::TooLarge(_) | ApiError::ResourceExhausted { .. } => Code::ResourceExhausted,
-            ApiError::NewerStoredFormat(_) => Code::FailedPrecondition,
+            ApiError::NewerStoredFormat(_) | ApiError::BoardConnected(_) => Code::FailedPrecondition,
             ApiError::Internal(_) => Code::Internal,
         }
+    }
+}
+
+/// The reason a `BoardRefusal` gives for an observation the board reader
+/// refused (the stream stays open; see `crate::board`).
+pub fn observation_refusal(e: &ObservationError) -> &'static str {
+    match e {
+        ObservationError::UnknownDevice { .. } => "UNKNOWN_DEVICE",
+        ObservationError::Duplicate { .. } => "DUPLICATE",
+        ObservationError::OutOfOrder { .. } => "OUT_OF_ORDER",
+        ObservationError::TimeWentBack { .. } => "TIME_WENT_BACK",
+        ObservationError::GameFinished => "GAME_FINISHED",
+        ObservationError::Impossible(_) => "IMPOSSIBLE_PLACEMENT",
+        ObservationError::SensingMismatch => "SENSING_MISMATCH",
+        ObservationError::UnknownPiece { .. } => "UNKNOWN_PIECE",
+        ObservationError::NotAPromotionPiece { .. } => "NOT_A_PROMOTION_PIECE",
     }
 }
 

@@ -10,6 +10,7 @@
 
 pub mod api;
 pub mod auth;
+pub mod board;
 pub mod connections;
 pub mod error;
 pub mod event_log;
@@ -514,6 +515,7 @@ pub async fn run(
         heartbeat: config.heartbeat,
         shutdown: stop.clone(),
         quotas: Arc::new(quota::Quotas::new(config.limits)),
+        boards: Arc::new(board::Boards::default()),
     };
 
     let (health, health_service) = tonic_health::server::health_reporter();

@@ -46,6 +46,8 @@ pub struct Arbiter {
     pub(crate) heartbeat: Duration,
     pub(crate) shutdown: CancellationToken,
     pub(crate) quotas: Arc<Quotas>,
+    /// The e-boards connected to this process (ConnectBoard).
+    pub(crate) boards: Arc<crate::board::Boards>,
 }
 
 type Reply<T> = Result<Response<T>, Status>;
@@ -1149,21 +1151,30 @@ arbiter_service! {
         .await
     }
 
-    // Declared in the API, not served yet: the work on issue 15 (e-boards)
-    // fills it in.
     type ConnectBoardStream = ReceiverStream<Result<pb::ConnectBoardResponse, Status>>;
 
     async fn connect_board(
         &self,
-        _request: Request<tonic::Streaming<pb::ConnectBoardRequest>>,
+        request: Request<tonic::Streaming<pb::ConnectBoardRequest>>,
     ) -> Reply<Self::ConnectBoardStream> {
-        Err(Status::unimplemented("ConnectBoard is not served yet"))
+        self.observe("connect_board", async {
+            let (metadata, _, inbound) = request.into_parts();
+            let (principal, caller) = self.auth.identify(&metadata).await?;
+            let cx = crate::board::session::Context {
+                hall: &self.hall,
+                boards: &self.boards,
+                shutdown: &self.shutdown,
+            };
+            crate::board::session::open(cx, principal, &caller, inbound).await
+        })
+        .await
     }
 
     async fn get_game(&self, request: Request<pb::GetGameRequest>) -> Reply<pb::GetGameResponse> {
         self.observe("get_game", async {
             let (metadata, _, r) = request.into_parts();
-            let (_, game) = self.read_game(&metadata, &r.name).await?;
+            let (id, mut game) = self.read_game(&metadata, &r.name).await?;
+            game.board = self.boards.state(&id).map(|s| api::board::state_to_proto(&s));
             Ok(pb::GetGameResponse { game: Some(game) })
         })
         .await

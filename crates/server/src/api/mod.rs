@@ -14,6 +14,7 @@
 //!   decisions and events: a contract stated here, not derived from the
 //!   Laws' field names.
 
+pub mod board;
 pub mod describe;
 pub mod to_proto;
 pub mod validate;

@@ -233,6 +233,8 @@ pub fn game(g: &GameReading) -> pb::Game {
         create_time: Some(timestamp(g.created_wall_ms)),
         update_time: Some(timestamp(g.updated_wall_ms)),
         category: category_to_proto(regs.category()),
+        // Known to the service, not to a reading (see `crate::board`).
+        board: None,
     }
 }
 

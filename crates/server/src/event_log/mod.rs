@@ -21,6 +21,7 @@
 //!   are replayed by every build; a new format adds a corpus, never replaces
 //!   one.
 
+pub mod board;
 pub mod v1;
 
 use arbiter_chess::{Color, Position};

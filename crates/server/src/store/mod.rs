@@ -377,6 +377,20 @@ pub struct TokenRow {
     pub revoked_wall_ms: Option<i64>,
 }
 
+/// One report of an e-board (an observation of its squares or a reading of
+/// its clock), as kept: `report_json` is a record of `event_log::board` in
+/// format `format`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ObservationRow {
+    pub game_id: String,
+    pub device_id: i64,
+    pub device_seq: i64,
+    pub device_time_ms: i64,
+    pub format: i64,
+    pub report_json: String,
+    pub received_wall_ms: i64,
+}
+
 /// What can go wrong in storage.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -513,6 +527,20 @@ pub trait EventStore: Send + Sync {
     fn append(&self, append: Append) -> impl Future<Output = Result<(), StoreError>> + Send;
     /// Stores a role token.
     fn insert_token(&self, token: &TokenRow) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// Keeps an e-board's report, durably: `true` if it was new, `false`
+    /// if the game already holds this device's `device_seq` (nothing is
+    /// written; the first one stands).
+    fn keep_observation(&self, row: &ObservationRow)
+    -> impl Future<Output = Result<bool, StoreError>> + Send;
+    /// A device's reports for a game with `device_seq` above `after_seq`,
+    /// in order, at most `limit`.
+    fn observations(
+        &self,
+        game_id: &str,
+        device_id: i64,
+        after_seq: i64,
+        limit: u32,
+    ) -> impl Future<Output = Result<Vec<ObservationRow>, StoreError>> + Send;
     /// The role token with this id.
     fn token(&self, id: &str) -> impl Future<Output = Result<Option<TokenRow>, StoreError>> + Send;
     /// Number of role tokens stored (revoked ones too).
@@ -856,6 +884,32 @@ impl EventStore for Storage {
             match self {
                 Storage::Sqlite(store) => store.insert_token(token).await,
                 Storage::Postgres(store) => store.insert_token(token).await,
+            }
+        })
+        .await
+    }
+
+    async fn keep_observation(&self, row: &ObservationRow) -> Result<bool, StoreError> {
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.keep_observation(row).await,
+                Storage::Postgres(store) => store.keep_observation(row).await,
+            }
+        })
+        .await
+    }
+
+    async fn observations(
+        &self,
+        game_id: &str,
+        device_id: i64,
+        after_seq: i64,
+        limit: u32,
+    ) -> Result<Vec<ObservationRow>, StoreError> {
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.observations(game_id, device_id, after_seq, limit).await,
+                Storage::Postgres(store) => store.observations(game_id, device_id, after_seq, limit).await,
             }
         })
         .await

@@ -94,9 +94,9 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    Append, CreationRequest, EventRow, EventStore, GameFilter, GameRow, MAX_LIST_ROWS, PlayerTokenRevocation,
-    RESYNC, RequestOrigin, RevocationRequest, SUBSCRIPTION_CAPACITY, StoreError, StoredView, TokenRow,
-    UnknownStatus, stored_view, validate_append,
+    Append, CreationRequest, EventRow, EventStore, GameFilter, GameRow, MAX_LIST_ROWS, ObservationRow,
+    PlayerTokenRevocation, RESYNC, RequestOrigin, RevocationRequest, SUBSCRIPTION_CAPACITY, StoreError,
+    StoredView, TokenRow, UnknownStatus, stored_view, validate_append,
 };
 
 /// The most appends committed in one batch (one statement). Large enough to
@@ -637,6 +637,60 @@ impl EventStore for PostgresStore {
             }
             Err(e) => Err(classify(e)),
         }
+    }
+
+    async fn keep_observation(&self, row: &ObservationRow) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "INSERT INTO board_observations \
+             (game_id, device_id, device_seq, device_time_ms, format, report_json, received_wall_ms) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING",
+        )
+        .bind(&row.game_id)
+        .bind(row.device_id)
+        .bind(row.device_seq)
+        .bind(row.device_time_ms)
+        .bind(row.format)
+        .bind(&row.report_json)
+        .bind(row.received_wall_ms)
+        .execute(&self.inner.pool)
+        .await
+        .map_err(classify)?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    async fn observations(
+        &self,
+        game_id: &str,
+        device_id: i64,
+        after_seq: i64,
+        limit: u32,
+    ) -> Result<Vec<ObservationRow>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT game_id, device_id, device_seq, device_time_ms, format, report_json, received_wall_ms \
+             FROM board_observations WHERE game_id = $1 AND device_id = $2 AND device_seq > $3 \
+             ORDER BY device_seq LIMIT $4",
+        )
+        .bind(game_id)
+        .bind(device_id)
+        .bind(after_seq)
+        .bind(i64::from(limit.min(MAX_LIST_ROWS)))
+        .fetch_all(&self.inner.pool)
+        .await
+        .map_err(classify)?;
+        rows.iter()
+            .map(|row| {
+                Ok(ObservationRow {
+                    game_id: row.try_get(0)?,
+                    device_id: row.try_get(1)?,
+                    device_seq: row.try_get(2)?,
+                    device_time_ms: row.try_get(3)?,
+                    format: row.try_get(4)?,
+                    report_json: row.try_get(5)?,
+                    received_wall_ms: row.try_get(6)?,
+                })
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(unavailable)
     }
 
     async fn token(&self, id: &str) -> Result<Option<TokenRow>, StoreError> {

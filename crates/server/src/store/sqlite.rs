@@ -56,9 +56,9 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio_stream::StreamExt;
 
 use super::{
-    Append, CreationRequest, EventRow, EventStore, GameFilter, GameRow, MAX_LIST_ROWS, PlayerTokenRevocation,
-    RequestOrigin, RevocationRequest, SUBSCRIPTION_CAPACITY, StoreError, StoredView, TokenRow, UnknownStatus,
-    stored_view, validate_append,
+    Append, CreationRequest, EventRow, EventStore, GameFilter, GameRow, MAX_LIST_ROWS, ObservationRow,
+    PlayerTokenRevocation, RequestOrigin, RevocationRequest, SUBSCRIPTION_CAPACITY, StoreError, StoredView,
+    TokenRow, UnknownStatus, stored_view, validate_append,
 };
 
 /// The most jobs committed in one transaction. Large enough to amortise the
@@ -450,6 +450,32 @@ impl EventStore for SqliteStore {
         self.submit(Work::InsertToken(token.clone()), Reply::Unit).await
     }
 
+    async fn keep_observation(&self, row: &ObservationRow) -> Result<bool, StoreError> {
+        Ok(self.submit(Work::KeepObservation(row.clone()), Reply::Text).await? == "kept")
+    }
+
+    async fn observations(
+        &self,
+        game_id: &str,
+        device_id: i64,
+        after_seq: i64,
+        limit: u32,
+    ) -> Result<Vec<ObservationRow>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT game_id, device_id, device_seq, device_time_ms, format, report_json, received_wall_ms \
+             FROM board_observations WHERE game_id = ?1 AND device_id = ?2 AND device_seq > ?3 \
+             ORDER BY device_seq LIMIT ?4",
+        )
+        .bind(game_id)
+        .bind(device_id)
+        .bind(after_seq)
+        .bind(i64::from(limit.min(MAX_LIST_ROWS)))
+        .fetch_all(&self.inner.read)
+        .await
+        .map_err(unavailable)?;
+        rows.iter().map(observation_from_row).collect::<Result<_, _>>().map_err(unavailable)
+    }
+
     async fn token(&self, id: &str) -> Result<Option<TokenRow>, StoreError> {
         let row =
             sqlx::query(
@@ -630,6 +656,7 @@ enum Work {
         view: StoredView,
     },
     InsertToken(TokenRow),
+    KeepObservation(ObservationRow),
     RevokeToken {
         id: String,
         now_wall_ms: i64,
@@ -889,6 +916,7 @@ async fn apply(conn: &mut SqliteConnection, work: &Work) -> Result<String, Store
             apply_put_view(conn, game_id, *last_seq, view).await.map(|()| String::new())
         }
         Work::InsertToken(token) => apply_insert_token(conn, token).await.map(|()| String::new()),
+        Work::KeepObservation(row) => apply_keep_observation(conn, row).await,
         Work::RevokeToken { id, now_wall_ms } => apply_revoke_token(conn, id, *now_wall_ms).await,
         Work::RevokePlayerTokens(revocation) => apply_revoke_player_tokens(conn, revocation).await,
         Work::Meta { key, default } => apply_meta(conn, key, default).await,
@@ -1290,6 +1318,42 @@ async fn apply_insert_token(conn: &mut SqliteConnection, token: &TokenRow) -> Re
         }
         Err(e) => Err(classify(e)),
     }
+}
+
+/// Keeps a board's report: "kept", or "" if the device's number is
+/// already kept for the game (the first report stands).
+async fn apply_keep_observation(
+    conn: &mut SqliteConnection,
+    row: &ObservationRow,
+) -> Result<String, StoreError> {
+    let done = sqlx::query(
+        "INSERT OR IGNORE INTO board_observations \
+         (game_id, device_id, device_seq, device_time_ms, format, report_json, received_wall_ms) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )
+    .bind(&row.game_id)
+    .bind(row.device_id)
+    .bind(row.device_seq)
+    .bind(row.device_time_ms)
+    .bind(row.format)
+    .bind(&row.report_json)
+    .bind(row.received_wall_ms)
+    .execute(&mut *conn)
+    .await
+    .map_err(classify)?;
+    Ok(if done.rows_affected() == 1 { "kept".to_owned() } else { String::new() })
+}
+
+fn observation_from_row(row: &SqliteRow) -> Result<ObservationRow, sqlx::Error> {
+    Ok(ObservationRow {
+        game_id: row.try_get(0)?,
+        device_id: row.try_get(1)?,
+        device_seq: row.try_get(2)?,
+        device_time_ms: row.try_get(3)?,
+        format: row.try_get(4)?,
+        report_json: row.try_get(5)?,
+        received_wall_ms: row.try_get(6)?,
+    })
 }
 
 /// Revokes a live token: "revoked", or "" if there is none to revoke.

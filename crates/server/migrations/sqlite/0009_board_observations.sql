@@ -1,0 +1,15 @@
+-- What e-boards reported (ConnectBoard), kept before it is answered: a
+-- board that reconnects, or a service that restarts, rebuilds its reading
+-- of the board from these rows, and the primary key applies each
+-- observation once. `report_json` is a record of `event_log::board`
+-- (format `format`), never the wire message.
+CREATE TABLE board_observations (
+    game_id          TEXT    NOT NULL,
+    device_id        INTEGER NOT NULL,
+    device_seq       INTEGER NOT NULL,
+    device_time_ms   INTEGER NOT NULL,
+    format           INTEGER NOT NULL,
+    report_json      TEXT    NOT NULL,
+    received_wall_ms INTEGER NOT NULL,
+    PRIMARY KEY (game_id, device_id, device_seq)
+);
