@@ -5,6 +5,7 @@ mod articles;
 mod audit_clock;
 mod audit_touch;
 mod auth;
+mod board_bridge;
 mod clocks;
 mod connections;
 mod draws;
