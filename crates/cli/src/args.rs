@@ -352,6 +352,15 @@ connection to the service is opened again, resuming after the last reading the
 service kept: readings made meanwhile are kept and sent, none twice. The
 bridge stops when the game is over (exit 0) or on Ctrl-C (exit 0).";
 
+/// A LiveChess address: `ws://host:port` (LiveChess serves plain WebSocket
+/// on the local machine).
+pub fn livechess_arg(text: &str) -> Result<String, String> {
+    match text.trim().strip_prefix("ws://") {
+        Some(rest) if !rest.is_empty() && !rest.starts_with('/') => Ok(text.trim().to_owned()),
+        _ => Err(format!("{text:?}: LiveChess's address is ws://host:port, e.g. ws://127.0.0.1:1982")),
+    }
+}
+
 /// How a board's squares are sensed.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum SensingArg {
@@ -367,13 +376,19 @@ pub struct BoardConnectArgs {
     #[arg(long, value_parser = game_arg)]
     pub game: String,
     /// DGT LiveChess's address (`ws://127.0.0.1:1982`; the path `/api/v1.0` is added).
-    #[arg(long, value_name = "URL", required_unless_present = "dgt_serial", conflicts_with = "dgt_serial")]
+    #[arg(
+        long,
+        value_name = "URL",
+        value_parser = livechess_arg,
+        required_unless_present = "dgt_serial",
+        conflicts_with = "dgt_serial"
+    )]
     pub livechess: Option<String>,
     /// LiveChess: the board's serial number, as LiveChess lists it (default: the only board).
-    #[arg(long, value_name = "SERIAL", requires = "livechess")]
+    #[arg(long, value_name = "SERIAL", requires = "livechess", conflicts_with = "dgt_serial")]
     pub serial: Option<String>,
     /// A DGT board on this serial port (`/dev/ttyUSB0`, `/dev/rfcomm0`).
-    #[arg(long, value_name = "PORT")]
+    #[arg(long, value_name = "PORT", requires = "device_id")]
     pub dgt_serial: Option<PathBuf>,
     /// The device id the service knows the board by (default with LiveChess:
     /// its serial number; needed with --dgt-serial).

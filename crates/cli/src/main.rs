@@ -62,6 +62,8 @@ fn report(e: &anyhow::Error, json_errors: bool) -> u8 {
     let code = match client_error {
         Some(err) => err.exit_code(),
         None => match e.downcast_ref::<std::io::Error>() {
+            _ if e.downcast_ref::<board::Unreachable>().is_some() => exit::UNAVAILABLE,
+            _ if e.downcast_ref::<board::NoSuchBoard>().is_some() => exit::INVALID,
             Some(io) if io.kind() == std::io::ErrorKind::NotFound => exit::INVALID,
             Some(io) if io.kind() == std::io::ErrorKind::PermissionDenied => exit::INVALID,
             _ => exit::OTHER,

@@ -40,6 +40,7 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 use super::reading::{ClockShown, DeviceClock, Placement, Reading, Timed};
+use super::{NoSuchBoard, Unreachable};
 
 /// The id the bridge gives its `eboardevent` subscription (one per
 /// connection).
@@ -357,10 +358,10 @@ pub fn choose(boards: &[EBoard], serial: Option<&str>) -> anyhow::Result<EBoard>
 /// # Errors
 /// LiveChess cannot be reached, or the board cannot be chosen.
 pub async fn open(url: &str, serial: Option<&str>) -> anyhow::Result<(LiveChess, EBoard)> {
-    let mut live = LiveChess::connect(url).await?;
-    let boards = live.eboards().await?;
-    let board = choose(&boards, serial)?;
-    live.subscribe(&board.serialnr).await?;
+    let mut live = LiveChess::connect(url).await.map_err(Unreachable)?;
+    let boards = live.eboards().await.map_err(Unreachable)?;
+    let board = choose(&boards, serial).map_err(NoSuchBoard)?;
+    live.subscribe(&board.serialnr).await.map_err(Unreachable)?;
     Ok((live, board))
 }
 

@@ -31,7 +31,9 @@ const READINGS: usize = 256;
 /// The board or the service cannot be reached, or the service refuses the
 /// board (no such game, wrong token, another board holds the game).
 pub async fn connect(global: &GlobalArgs, args: &BoardConnectArgs) -> anyhow::Result<u8> {
-    let client = global.client().await?;
+    // Lazy: a service down when the bridge starts is waited for like a
+    // broken stream, while the board's readings are kept.
+    let client = global.client_lazy()?;
     let clock = DeviceClock::start();
     let (readings_tx, readings) = mpsc::channel(READINGS);
     let (setups_tx, setups) = mpsc::channel(8);
@@ -46,7 +48,7 @@ pub async fn connect(global: &GlobalArgs, args: &BoardConnectArgs) -> anyhow::Re
         let device_id =
             args.device_id.context("--dgt-serial needs --device-id (the board's serial number)")?;
         let (raw_tx, mut raw) = mpsc::channel(READINGS);
-        dgt::serial::start(path, raw_tx)?;
+        dgt::serial::start(path, raw_tx).map_err(Unreachable)?;
         // The serial thread gives bare readings; they are timed here, as
         // they arrive (the line adds at most a few milliseconds).
         tokio::spawn(async move {
@@ -97,6 +99,32 @@ pub async fn connect(global: &GlobalArgs, args: &BoardConnectArgs) -> anyhow::Re
     }
     Ok(exit::OK)
 }
+
+/// The board (LiveChess, the serial port) cannot be reached: exit 5, as
+/// for an unreachable service.
+#[derive(Debug)]
+pub struct Unreachable(pub anyhow::Error);
+
+/// The board named is not there (no such LiveChess serial number, or none
+/// named among several): exit 2.
+#[derive(Debug)]
+pub struct NoSuchBoard(pub anyhow::Error);
+
+impl std::fmt::Display for Unreachable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:#}", self.0)
+    }
+}
+
+impl std::error::Error for Unreachable {}
+
+impl std::fmt::Display for NoSuchBoard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:#}", self.0)
+    }
+}
+
+impl std::error::Error for NoSuchBoard {}
 
 /// Ctrl-C or SIGTERM.
 async fn interrupted() {
