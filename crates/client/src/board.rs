@@ -65,8 +65,9 @@ impl BoardReport {
 /// [`pb::BoardAccepted`] that opened it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum BoardUpdate {
-    /// An act inferred from the board, and what the Laws made of it.
-    Act(pb::BoardAct),
+    /// An act inferred from the board, and what the Laws made of it
+    /// (boxed: it carries the event with its rulings).
+    Act(Box<pb::BoardAct>),
     /// What the service believes is on the board now (OCR 3.2.6).
     Belief(pb::BoardBelief),
     /// The board does not match the game: what to change, square by square.
@@ -167,7 +168,7 @@ impl BoardUpdates {
                     )
                     .into()));
                 }
-                Some(ResponseItem::Act(a)) => BoardUpdate::Act(a),
+                Some(ResponseItem::Act(a)) => BoardUpdate::Act(Box::new(a)),
                 Some(ResponseItem::Belief(b)) => BoardUpdate::Belief(b),
                 Some(ResponseItem::Corrections(c)) => BoardUpdate::Corrections(c),
                 Some(ResponseItem::ClockDrift(d)) => BoardUpdate::ClockDrift(d),

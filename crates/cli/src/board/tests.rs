@@ -262,7 +262,7 @@ async fn the_bridge_numbers_resends_after_a_break_and_turns_corrections_into_set
                 ..Default::default()
             }),
         };
-        s.updates.send(Some(Ok(BoardUpdate::Act(flag)))).unwrap();
+        s.updates.send(Some(Ok(BoardUpdate::Act(Box::new(flag))))).unwrap();
         s
     };
     let (ended, _stream) = tokio::join!(bridge, script);
