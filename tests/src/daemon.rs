@@ -39,6 +39,27 @@ pub fn arbiterd_path() -> PathBuf {
     }
 }
 
+/// Where the operator CLI `arbiter` is: `$ARBITER_CLI`, or else beside the
+/// running test (`cargo test --workspace` builds it; a test of this package
+/// alone needs `cargo build -p arbiter-cli` first).
+///
+/// # Panics
+/// When it cannot be found: the message says how to build it.
+pub fn arbiter_cli_path() -> PathBuf {
+    if let Some(path) = std::env::var_os("ARBITER_CLI") {
+        return PathBuf::from(path);
+    }
+    let exe = std::env::current_exe().expect("current exe");
+    let candidate = exe.parent().and_then(Path::parent).map(|dir| dir.join("arbiter"));
+    match candidate {
+        Some(path) if path.is_file() => path,
+        _ => panic!(
+            "arbiter not found beside {}: build it first (`cargo build -p arbiter-cli`) or set ARBITER_CLI",
+            exe.display()
+        ),
+    }
+}
+
 /// A running `arbiterd` child process with the harness's role tokens.
 #[derive(Debug)]
 pub struct Daemon {

@@ -22,6 +22,7 @@ pub use arbiter_proto::v1;
 
 pub mod corpus;
 pub mod daemon;
+pub mod livechess;
 pub mod reliability;
 pub mod sockets;
 

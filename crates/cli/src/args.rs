@@ -111,6 +111,9 @@ pub enum Command {
         after_help = "Examples:\n  arbiter audit abc\n  arbiter --json audit abc | jq '.events[].rulings[]'"
     )]
     Audit(GameArg),
+    /// Electronic boards: connect a board to a game (`board connect`).
+    #[command(subcommand)]
+    Board(BoardCommand),
     /// PGN files, offline: check every move and result.
     #[command(subcommand)]
     Pgn(PgnCommand),
@@ -328,6 +331,96 @@ pub enum ClockCommand {
     #[command(after_help = "Example:\n  arbiter clock install abc --pgn 40/5400+30:1800+30\n\n\
                             The PGN form counts seconds. Times and move counters stay as they are.")]
     Install(ClockInstallArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BoardCommand {
+    /// Bridge an electronic board to a game: read the board (DGT LiveChess,
+    /// or a DGT board on a serial port), send every placement and clock
+    /// reading to the service, and print each act, ruling and correction.
+    #[command(after_help = BOARD_CONNECT_HELP)]
+    Connect(BoardConnectArgs),
+}
+
+const BOARD_CONNECT_HELP: &str = "\
+Examples:
+  arbiter board connect --game games/abc --livechess ws://127.0.0.1:1982
+  arbiter board connect --game abc --livechess ws://127.0.0.1:1982 --serial 24958 --settle-ms 500
+  arbiter board connect --game abc --dgt-serial /dev/ttyUSB0 --device-id 24958
+  arbiter --json board connect --game abc --livechess ws://127.0.0.1:1982   (one JSON object per line)
+
+The service infers the moves, touches and illegal moves from the placements
+(FIDE OCR 3.2.3: a move counts once the piece has rested the settle time) and
+answers with the acts, their rulings and, when the board does not match the
+game, the corrections to make square by square; the bridge prints them.
+
+LiveChess (--livechess): the bridge lists the boards LiveChess sees (`eboards`),
+subscribes to one board's `eboardevent` feed (--serial, or the only board),
+and sends every `board` placement and `clock` reading. When the stream opens
+and after corrections it pushes the game's position to LiveChess with `setup`,
+so that LiveChess follows the game as ruled.
+
+DGT serial (--dgt-serial): a classic DGT board on a serial, USB or Bluetooth
+serial port (9600 baud, set with stty): board dumps, field updates and the
+DGT clock's times, with White on the clock's right.
+
+The token (--token or ARBITER_TOKEN) is an arbiter or service token. A lost
+connection to the service is opened again, resuming after the last reading the
+service kept: readings made meanwhile are kept and sent, none twice. The
+bridge stops when the game is over (exit 0) or on Ctrl-C (exit 0).";
+
+/// A LiveChess address: `ws://host:port` (LiveChess serves plain WebSocket
+/// on the local machine).
+pub fn livechess_arg(text: &str) -> Result<String, String> {
+    match text.trim().strip_prefix("ws://") {
+        Some(rest) if !rest.is_empty() && !rest.starts_with('/') => Ok(text.trim().to_owned()),
+        _ => Err(format!("{text:?}: LiveChess's address is ws://host:port, e.g. ws://127.0.0.1:1982")),
+    }
+}
+
+/// How a board's squares are sensed.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum SensingArg {
+    /// Each square reports its piece (DGT, LiveChess, Millennium, Chessnut).
+    PieceIds,
+    /// Each square reports only whether it is occupied (DGT Centaur, reed boards).
+    Occupancy,
+}
+
+#[derive(Debug, Args)]
+pub struct BoardConnectArgs {
+    /// The game: `abc` or `games/abc`.
+    #[arg(long, value_parser = game_arg)]
+    pub game: String,
+    /// DGT LiveChess's address (`ws://127.0.0.1:1982`; the path `/api/v1.0` is added).
+    #[arg(
+        long,
+        value_name = "URL",
+        value_parser = livechess_arg,
+        required_unless_present = "dgt_serial",
+        conflicts_with = "dgt_serial"
+    )]
+    pub livechess: Option<String>,
+    /// LiveChess: the board's serial number, as LiveChess lists it (default: the only board).
+    #[arg(long, value_name = "SERIAL", requires = "livechess", conflicts_with = "dgt_serial")]
+    pub serial: Option<String>,
+    /// A DGT board on this serial port (`/dev/ttyUSB0`, `/dev/rfcomm0`).
+    #[arg(long, value_name = "PORT", requires = "device_id")]
+    pub dgt_serial: Option<PathBuf>,
+    /// The device id the service knows the board by (default with LiveChess:
+    /// its serial number; needed with --dgt-serial).
+    #[arg(long, value_name = "ID")]
+    pub device_id: Option<u64>,
+    /// Settle time in milliseconds: a placement counts as a move once it has
+    /// rested this long (OCR 3.2.3; default: the service's, 300).
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub settle_ms: Option<u32>,
+    /// What the board's sensors tell apart.
+    #[arg(long, value_enum, default_value = "piece-ids")]
+    pub sensing: SensingArg,
+    /// A label for people (default: `LiveChess board 24958`, `DGT board ... on PORT`).
+    #[arg(long, value_name = "TEXT")]
+    pub label: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -6,10 +6,12 @@
 //! The modules follow the command tree: [`games`] (create, list, show,
 //! export, start, audit), [`acts`] (the players' acts and the arbiter's
 //! actions), [`watch_view`] (`game watch`), [`offline`] (`pgn check`,
-//! `fen show`, on the rules core); [`session`] holds what they share.
+//! `fen show`, on the rules core), [`board`] (`board connect`, the bridge to
+//! electronic boards); [`session`] holds what they share.
 
 mod acts;
 mod args;
+mod board;
 mod games;
 mod json;
 mod offline;
@@ -24,7 +26,7 @@ use arbiter_client::{Error, exit};
 use clap::{CommandFactory, Parser};
 use serde_json::Value;
 
-use crate::args::{Cli, Command, FenCommand, PgnCommand};
+use crate::args::{BoardCommand, Cli, Command, FenCommand, PgnCommand};
 use crate::session::out;
 
 fn main() -> ExitCode {
@@ -60,6 +62,8 @@ fn report(e: &anyhow::Error, json_errors: bool) -> u8 {
     let code = match client_error {
         Some(err) => err.exit_code(),
         None => match e.downcast_ref::<std::io::Error>() {
+            _ if e.downcast_ref::<board::Unreachable>().is_some() => exit::UNAVAILABLE,
+            _ if e.downcast_ref::<board::NoSuchBoard>().is_some() => exit::INVALID,
             Some(io) if io.kind() == std::io::ErrorKind::NotFound => exit::INVALID,
             Some(io) if io.kind() == std::io::ErrorKind::PermissionDenied => exit::INVALID,
             _ => exit::OTHER,
@@ -114,6 +118,7 @@ async fn run(cli: Cli) -> anyhow::Result<u8> {
         }
         Command::Game(command) => games::run(&global, command).await,
         Command::Audit(args) => games::audit(&global, &args).await,
+        Command::Board(BoardCommand::Connect(args)) => board::connect(&global, &args).await,
         Command::Player(act) => acts::player(&global, act).await,
         Command::Arbiter(action) => acts::arbiter(&global, action).await,
     }

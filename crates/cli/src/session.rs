@@ -16,19 +16,30 @@ impl GlobalArgs {
     /// # Errors
     /// A CA file that cannot be read, or the client's error.
     pub async fn client(&self) -> anyhow::Result<Client> {
-        let tls = if self.ca.is_some() || self.tls_domain.is_some() {
-            let ca_pem = match &self.ca {
-                Some(path) => Some(
-                    std::fs::read(path)
-                        .with_context(|| format!("cannot read the CA file {}", path.display()))?,
-                ),
-                None => None,
-            };
-            Some(TlsOptions { ca_pem, domain: self.tls_domain.clone() })
-        } else {
-            None
+        Ok(Client::connect(&self.url, self.token.clone(), self.tls()?).await?)
+    }
+
+    /// As [`GlobalArgs::client`], but connecting on the first call (a
+    /// command that waits for the service, such as `board connect`, starts
+    /// while it is down).
+    ///
+    /// # Errors
+    /// A CA file that cannot be read, or a bad URL or token.
+    pub fn client_lazy(&self) -> anyhow::Result<Client> {
+        Ok(Client::connect_lazy(&self.url, self.token.clone(), self.tls()?)?)
+    }
+
+    fn tls(&self) -> anyhow::Result<Option<TlsOptions>> {
+        if self.ca.is_none() && self.tls_domain.is_none() {
+            return Ok(None);
+        }
+        let ca_pem = match &self.ca {
+            Some(path) => Some(
+                std::fs::read(path).with_context(|| format!("cannot read the CA file {}", path.display()))?,
+            ),
+            None => None,
         };
-        Ok(Client::connect(&self.url, self.token.clone(), tls).await?)
+        Ok(Some(TlsOptions { ca_pem, domain: self.tls_domain.clone() }))
     }
 
     /// Applies `--request-id` and `--expected-seq` to a call.

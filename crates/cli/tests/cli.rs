@@ -237,6 +237,60 @@ fn unreachable_server_is_exit_5() {
 }
 
 #[test]
+fn board_connect_usage_and_an_unreachable_livechess() {
+    // One board source, exactly; --serial belongs to LiveChess; a DGT board
+    // needs its device id.
+    for args in [
+        &["board", "connect", "--game", "abc"][..],
+        &[
+            "board",
+            "connect",
+            "--game",
+            "abc",
+            "--livechess",
+            "ws://127.0.0.1:1",
+            "--dgt-serial",
+            "/dev/null",
+        ],
+        &["board", "connect", "--game", "abc", "--dgt-serial", "/dev/ttyUSB0"],
+        &[
+            "board",
+            "connect",
+            "--game",
+            "abc",
+            "--dgt-serial",
+            "/dev/null",
+            "--device-id",
+            "1",
+            "--serial",
+            "2",
+        ],
+        &["board", "connect", "--game", "abc", "--livechess", "ws://127.0.0.1:1", "--settle-ms", "0"],
+        &["board", "connect", "--game", "abc", "--livechess", "ws://127.0.0.1:1", "--sensing", "eyes"],
+    ] {
+        let o = arbiter(args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+    }
+    let help = arbiter(&["board", "connect", "--help"]);
+    assert_eq!(help.status.code(), Some(0));
+    let text = stdout(&help);
+    assert!(text.contains("--livechess") && text.contains("setup") && text.contains("Example"), "{text}");
+    // Nothing listens there: exit 5, as for an unreachable service.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let o = arbiter(&["board", "connect", "--game", "abc", "--livechess", &format!("ws://127.0.0.1:{port}")]);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cannot connect to LiveChess"), "{}", stderr(&o));
+    // A port that is not a serial line (stty refuses it): exit 5 too.
+    let o = arbiter(&["board", "connect", "--game", "abc", "--dgt-serial", "/dev/null", "--device-id", "1"]);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    assert!(stderr(&o).contains("stty could not set /dev/null"), "{}", stderr(&o));
+    // Not a LiveChess address: a usage error.
+    let o = arbiter(&["board", "connect", "--game", "abc", "--livechess", "http://127.0.0.1:1982"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("ws://host:port"), "{}", stderr(&o));
+}
+
+#[test]
 fn completions_for_every_shell() {
     for shell in ["bash", "zsh", "fish"] {
         let o = arbiter(&["completions", shell]);

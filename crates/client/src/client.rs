@@ -538,6 +538,11 @@ impl Client {
         self
     }
 
+    /// The deadline of each unary call (`None`: none).
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
     /// The retry policy.
     pub fn retry_policy(&self) -> RetryPolicy {
         self.retry

@@ -55,6 +55,11 @@
 //! - [`Client::watch`] streams a game's events and resumes after the last
 //!   event delivered when the stream breaks: no gaps, no duplicates; it ends
 //!   when the game is over (see [`WatchStream`]).
+//! - [`Client::connect_board`] opens an electronic board's stream for one
+//!   game (ConnectBoard): a [`BoardSender`] for its observations and clock
+//!   readings ([`BoardReport`]), and [`BoardUpdates`] for what the service
+//!   decided ([`BoardUpdate`]: acts with their rulings, the believed
+//!   placement, corrections, clock drift, refusals).
 //! - [`Error`] exposes the gRPC code, the ErrorInfo reason, the rule id and
 //!   the BadRequest field violations, and reads well:
 //!   `FAILED_PRECONDITION TOUCH_MOVE (FIDE-4.3a): you touched the knight on g1 ...`.
@@ -75,6 +80,7 @@
 //! error; the codes and their meanings are in [`exit`].
 
 mod article;
+mod board;
 mod client;
 mod color;
 mod error;
@@ -83,6 +89,7 @@ mod watch;
 
 pub use arbiter_proto::v1 as pb;
 pub use article::article_text;
+pub use board::{BoardReport, BoardSender, BoardStream, BoardUpdate, BoardUpdates};
 pub use client::{Bearer, Call, Client, Health, Inner, RetryPolicy, Rpc, TlsOptions, new_request_id};
 pub use color::{Color, ParseColorError};
 pub use error::{

@@ -6,6 +6,7 @@ mod audit_clock;
 mod audit_touch;
 mod auth;
 mod board;
+mod board_bridge;
 mod clocks;
 mod connections;
 mod draws;
