@@ -282,6 +282,17 @@ macro_rules! call {
     }};
 }
 
+/// A report of a corpus board.
+#[derive(Debug)]
+enum BoardStep {
+    /// A piece lifted from the square.
+    Lift(&'static str),
+    /// A piece (FEN letter) put on the square.
+    Place(&'static str, &'static str),
+    /// The board's clock: White's and Black's times and whose runs.
+    Clock(i64, i64, i32),
+}
+
 impl Session {
     /// A session on `server`.
     pub async fn new(server: TestServer) -> Session {
@@ -467,6 +478,100 @@ impl Session {
         }
     }
 
+    /// A board on a ConnectBoard stream for the game `id`: each report of
+    /// `steps` is sent in turn (numbered, 200 ms of device time apart) and,
+    /// where a decision is named, the service's answers are read until an
+    /// act ruled so; the act and its decisions go to the transcript. The
+    /// stream is closed at the end.
+    async fn board(&mut self, id: &str, device_id: u64, steps: &[(BoardStep, Option<&str>)]) {
+        use pb::connect_board_request::Item as Out;
+        use pb::connect_board_response::Item as In;
+        let (tx, rx) = tokio::sync::mpsc::channel(16);
+        let hello = pb::BoardHello {
+            name: name(id),
+            device_id,
+            settle_ms: 100,
+            label: format!("corpus board {device_id}"),
+            ..Default::default()
+        };
+        tx.send(pb::ConnectBoardRequest { item: Some(Out::Hello(hello)) }).await.unwrap();
+        let label = format!("ConnectBoard {id}");
+        let mut stream =
+            match self.arbiter.connect_board(tokio_stream::wrappers::ReceiverStream::new(rx)).await {
+                Ok(r) => r.into_inner(),
+                Err(status) => {
+                    self.transcript.entries.push((label, status_json(&status)));
+                    return;
+                }
+            };
+        let (mut seq, mut time_ms) = (0u64, 1_000_000u64);
+        for (step, decision) in steps {
+            seq += 1;
+            time_ms += 200;
+            let item = match step {
+                BoardStep::Lift(square) => Out::Observation(pb::BoardObservation {
+                    device_seq: seq,
+                    device_time_ms: time_ms,
+                    kind: Some(pb::board_observation::Kind::Lifted((*square).into())),
+                }),
+                BoardStep::Place(square, piece) => Out::Observation(pb::BoardObservation {
+                    device_seq: seq,
+                    device_time_ms: time_ms,
+                    kind: Some(pb::board_observation::Kind::Placed(pb::BoardSquare {
+                        square: (*square).into(),
+                        piece: (*piece).into(),
+                    })),
+                }),
+                BoardStep::Clock(white_ms, black_ms, running) => Out::Clock(pb::BoardClockReport {
+                    device_seq: seq,
+                    device_time_ms: time_ms,
+                    white_remaining_ms: *white_ms,
+                    black_remaining_ms: *black_ms,
+                    running: *running,
+                }),
+            };
+            tx.send(pb::ConnectBoardRequest { item: Some(item) }).await.unwrap();
+            let Some(decision) = decision else { continue };
+            let step_label = format!("{label} {step:?}");
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+            loop {
+                let next = tokio::time::timeout_at(deadline, stream.message()).await;
+                match next {
+                    Ok(Ok(Some(pb::ConnectBoardResponse { item: Some(In::Act(act)) })))
+                        if act
+                            .event
+                            .as_ref()
+                            .is_some_and(|e| e.rulings.iter().any(|r| r.decision == *decision)) =>
+                    {
+                        let event = act.event.unwrap_or_default();
+                        let decisions: Vec<&str> =
+                            event.rulings.iter().map(|r| r.decision.as_str()).collect();
+                        self.transcript
+                            .entries
+                            .push((step_label, json!({ "act": event.act, "decisions": decisions })));
+                        break;
+                    }
+                    Ok(Ok(Some(_))) => {}
+                    Ok(Ok(None)) => {
+                        self.transcript.entries.push((step_label, json!("the stream ended")));
+                        return;
+                    }
+                    Ok(Err(status)) => {
+                        self.transcript.entries.push((step_label, status_json(&status)));
+                        return;
+                    }
+                    Err(_) => {
+                        self.transcript
+                            .entries
+                            .push((step_label, json!(format!("no {decision} within 10 s"))));
+                        break;
+                    }
+                }
+            }
+        }
+        drop(tx);
+    }
+
     /// The whole read side of a game: the game, every event, the PGN.
     pub async fn read_back(&mut self, id: &str) {
         self.get(id).await;
@@ -520,9 +625,14 @@ pub const GAMES: &[&str] = &[
 /// started): their corpora hold them, older corpora do not.
 pub const GAMES_SINCE_FORMAT_3: [&str; 1] = ["cancelled"];
 
+/// Games the session has played since format 4 (e-boards: a touch sensed
+/// and recorded for the arbiter, a touch sensed and bound, the board's
+/// clock authoritative).
+pub const GAMES_SINCE_FORMAT_4: [&str; 2] = ["board-evidence", "board-bound"];
+
 /// Every game the session plays today.
 pub fn all_games() -> Vec<&'static str> {
-    GAMES.iter().chain(GAMES_SINCE_FORMAT_3.iter()).copied().collect()
+    GAMES.iter().chain(&GAMES_SINCE_FORMAT_3).chain(&GAMES_SINCE_FORMAT_4).copied().collect()
 }
 
 /// Plays the whole corpus. The server is restarted once (the outage game),
@@ -885,6 +995,43 @@ pub async fn play(server: TestServer) -> Session {
     let req = pb::CancelGameRequest { name: name(id), ..Default::default() };
     call!(s, "CancelGame cancelled", "CancelGameResponse", cancel_game, req);
     s.mv(id, W, "e2e4").await; // withdrawn: refused
+    s.read_back(id).await;
+
+    // --- E-boards: what the sensors saw, weighed by the regulations -------
+    // (format 4). By default a touch the board senses is evidence for the
+    // arbiter, with the moves it would bind to (4.2.2), and binds nothing.
+    let id = "board-evidence";
+    s.create(game(id, regs("90+30", Mode::OverTheBoard), true)).await;
+    let steps = [
+        (BoardStep::Clock(5_400_000, 5_400_000, W), None),
+        (BoardStep::Lift("e2"), Some("TOUCH_SENSED")),
+        (BoardStep::Place("e4", "P"), Some("MOVE_MADE")),
+        (BoardStep::Clock(5_400_000, 5_400_000, B), Some("MOVE_COMPLETED")),
+        (BoardStep::Lift("g8"), Some("TOUCH_SENSED")),
+        (BoardStep::Place("g8", "n"), Some("TOUCH_SENSED")),
+    ];
+    s.board(id, 11, &steps).await;
+    let req = pb::ResignGameRequest { name: name(id), color: B, ..Default::default() };
+    call!(s, "ResignGame board-evidence black", "ResignGameResponse", resign_game, req);
+    s.read_back(id).await;
+
+    // Where the regulations bind sensed touches, the lift is the Article 4
+    // obligation; where the board's clock is authoritative (OCR 2.4), its
+    // reading sets the service's clock.
+    let id = "board-bound";
+    let mut r = regs("5+0", Mode::OverTheBoard);
+    r.sensed_touches = pb::SensedTouches::Bind as i32;
+    r.clock_authority = pb::ClockAuthority::Board as i32;
+    s.create(game(id, r, true)).await;
+    let steps = [
+        (BoardStep::Clock(300_000, 300_000, W), None),
+        (BoardStep::Lift("g1"), Some("OBLIGATION")),
+        (BoardStep::Place("f3", "N"), Some("MOVE_MADE")),
+        (BoardStep::Clock(250_000, 300_000, B), Some("CLOCK_SET")),
+    ];
+    s.board(id, 12, &steps).await;
+    let req = pb::ResignGameRequest { name: name(id), color: W, ..Default::default() };
+    call!(s, "ResignGame board-bound white", "ResignGameResponse", resign_game, req);
     s.read_back(id).await;
 
     let id = "paused";

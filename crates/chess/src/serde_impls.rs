@@ -3,6 +3,7 @@
 //!
 //! - [`Color`], [`Role`], [`CastlingMode`]: lowercase names.
 //! - [`Square`]: its name (`"e4"`).
+//! - [`Piece`]: `{ "color": "white", "role": "knight" }`.
 //! - [`Move`]: its 16-bit encoding ([`Move::to_u16`]).
 //! - [`Position`]: `{ "fen": ..., "chess960": bool }`; read back with
 //!   [`Strictness::Irregular`] (odd but playable positions, and those an
@@ -20,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::fen::{FenOptions, Strictness};
 use crate::game::GameRecord;
 use crate::position::Position;
-use crate::types::{CastlingMode, Color, Move, Role, Square};
+use crate::types::{CastlingMode, Color, Move, Piece, Role, Square};
 
 impl Serialize for Color {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -45,6 +46,28 @@ impl<'de> Deserialize<'de> for Role {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Role, D::Error> {
         let s = String::deserialize(d)?;
         Role::from_name(&s).ok_or_else(|| de::Error::custom(format!("unknown piece kind {s:?}")))
+    }
+}
+
+impl Serialize for Piece {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("Piece", 2)?;
+        st.serialize_field("color", &self.color)?;
+        st.serialize_field("role", &self.role)?;
+        st.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Piece {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Piece, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Fields {
+            color: Color,
+            role: Role,
+        }
+        let Fields { color, role } = Fields::deserialize(d)?;
+        Ok(Piece { color, role })
     }
 }
 

@@ -966,6 +966,48 @@ pub struct CreateArgs {
     /// illegal move stands unless the opponent claims it (`claim-illegal`, Law A.5.2).
     #[arg(long)]
     pub entered_after_the_fact: bool,
+    /// What a touch sensed by an e-board means (default: recorded for the arbiter).
+    #[arg(long, value_enum, value_name = "MEANING")]
+    pub sensed_touches: Option<SensedTouchesArg>,
+    /// Whose clock counts when an e-board reports its clock (OCR 2.4; default: the service's).
+    #[arg(long, value_enum, value_name = "CLOCK")]
+    pub clock_authority: Option<ClockAuthorityArg>,
+}
+
+/// What a touch sensed by an e-board means.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum SensedTouchesArg {
+    /// Recorded for the arbiter with the moves it would bind to.
+    Record,
+    /// Over the board: ruled as a touch at once (Article 4 obligation).
+    Bind,
+}
+
+impl From<SensedTouchesArg> for pb::SensedTouches {
+    fn from(a: SensedTouchesArg) -> pb::SensedTouches {
+        match a {
+            SensedTouchesArg::Record => pb::SensedTouches::Record,
+            SensedTouchesArg::Bind => pb::SensedTouches::Bind,
+        }
+    }
+}
+
+/// Whose clock counts (OCR 2.4).
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ClockAuthorityArg {
+    /// The service's clocks; a board clock that drifts is reported.
+    Service,
+    /// The board's clock sets the service's when it drifts.
+    Board,
+}
+
+impl From<ClockAuthorityArg> for pb::ClockAuthority {
+    fn from(a: ClockAuthorityArg) -> pb::ClockAuthority {
+        match a {
+            ClockAuthorityArg::Service => pb::ClockAuthority::Service,
+            ClockAuthorityArg::Board => pb::ClockAuthority::Board,
+        }
+    }
 }
 
 /// A set-up error (Law 7.2, 7.3, A.5.1.2).

@@ -108,6 +108,12 @@ async fn create(global: &GlobalArgs, a: &CreateArgs) -> anyhow::Result<u8> {
             reconnect_window_ms: a.reconnect_window,
             entered_after_the_fact: a.entered_after_the_fact,
             time_control_form: Some(a.time_control.to_proto()),
+            sensed_touches: a.sensed_touches.map_or(pb::SensedTouches::Unspecified, pb::SensedTouches::from)
+                as i32,
+            clock_authority: a
+                .clock_authority
+                .map_or(pb::ClockAuthority::Unspecified, pb::ClockAuthority::from)
+                as i32,
         }),
         start: a.start,
         ..Default::default()

@@ -68,6 +68,8 @@ pub fn regulations(r: Option<&pb::Regulations>) -> Value {
         "max_lag_compensation_ms": r.max_lag_compensation_ms,
         "reconnect_window_ms": r.reconnect_window_ms,
         "entered_after_the_fact": r.entered_after_the_fact,
+        "sensed_touches": opt(render::sensed_touches(r.sensed_touches)),
+        "clock_authority": opt(render::clock_authority(r.clock_authority)),
     })
 }
 

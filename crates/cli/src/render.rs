@@ -182,6 +182,16 @@ pub fn regime(value: i32) -> Option<String> {
     pb::Regime::try_from(value).ok().and_then(|s| enum_name(s.as_str_name(), "REGIME_"))
 }
 
+/// `RECORD`, `BIND`.
+pub fn sensed_touches(value: i32) -> Option<String> {
+    pb::SensedTouches::try_from(value).ok().and_then(|s| enum_name(s.as_str_name(), "SENSED_TOUCHES_"))
+}
+
+/// `SERVICE`, `BOARD`.
+pub fn clock_authority(value: i32) -> Option<String> {
+    pb::ClockAuthority::try_from(value).ok().and_then(|s| enum_name(s.as_str_name(), "CLOCK_AUTHORITY_"))
+}
+
 /// `ACCEPTED`, `REFUSED_TOUCH_MOVE`, `RULED_ILLEGAL`...; `None` for
 /// unspecified.
 pub fn move_outcome_name(o: pb::MoveOutcome) -> Option<String> {

@@ -3,7 +3,7 @@
 //! [`crate::clock::Timestamp`]); events are facts, rulings are what the Laws make
 //! of them.
 
-use arbiter_chess::{Color, Role, Square};
+use arbiter_chess::{Color, Piece, Role, Square};
 
 /// How a piece was touched (Law 4.2).
 #[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -15,6 +15,32 @@ pub enum TouchKind {
     Adjust,
     /// Clearly accidental (4.2.2); binds nothing.
     Accidental,
+}
+
+/// What an e-board's sensors saw of a touch: evidence, which the Laws
+/// weigh by the regulations ([`crate::regulations::SensedTouches`]). A
+/// sensor cannot tell whose hand it was: the touch is taken as the act of
+/// the player having the move.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SensedTouch {
+    /// The first piece of the player having the move lifted in the
+    /// position.
+    FirstLift,
+    /// A piece lifted and put back on its square.
+    LiftAndReplace,
+    /// A piece of the opponent of the player having the move lifted.
+    OpponentPiece,
+}
+
+impl SensedTouch {
+    /// The touch in words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            SensedTouch::FirstLift => "first lift",
+            SensedTouch::LiftAndReplace => "lift and put back",
+            SensedTouch::OpponentPiece => "lift of an opponent's piece",
+        }
+    }
 }
 
 /// A move as a player or device reports it, not yet judged: squares and an
@@ -119,6 +145,14 @@ pub enum Event {
         color: Color,
         own: Square,
         opponent: Square,
+    },
+    /// An e-board's sensors saw `piece` touched on `square` (evidence: see
+    /// [`SensedTouch`]). Evidence of another position than the game's (the
+    /// piece is not on that square) is refused.
+    TouchSensed {
+        square: Square,
+        piece: Piece,
+        sensed: SensedTouch,
     },
     /// A promotion piece touched the promotion square: the choice is final
     /// (4.4.4).
@@ -236,6 +270,14 @@ pub enum Event {
     SetClock {
         color: Color,
         remaining_ms: i64,
+    },
+    /// An e-board's clock showed these remaining times, beyond the drift
+    /// the service tolerates. Where the regulations make the board's clock
+    /// authoritative (OCR 2.4) the service's clocks are set to them;
+    /// otherwise the reading is refused and the service's clock stands.
+    BoardClockReading {
+        white_ms: i64,
+        black_ms: i64,
     },
     /// Correct the clock's move counter of `color` (6.10.2, and 7.1 after
     /// a position is restored): the clock now counts `moves_completed`

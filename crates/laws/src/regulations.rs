@@ -56,6 +56,37 @@ pub enum DevicePenalty {
     DeductTime(i64),
 }
 
+/// What a touch the board's sensors saw means (CFG-SENSED-TOUCH). Sensors
+/// see a lift, not a hand's intent: FIDE's "deliberately" (4.3) and an
+/// adjustment (4.2.1) are not observable, so by default a sensed touch is
+/// evidence for the arbiter. Online and hybrid games ignore it whatever
+/// this says: Article 4 does not apply there (OCR 1.3).
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum SensedTouches {
+    /// Recorded for the arbiter with the obligation it would create; it
+    /// binds the player only if the arbiter rules it a touch.
+    #[default]
+    Record,
+    /// Over the board: ruled as the touch with intent it would be (4.2.2),
+    /// so it creates the Article 4 obligation at once; an adjustment
+    /// announced first (4.2.1, by a clock button or the arbiter) makes it
+    /// an adjustment.
+    Bind,
+}
+
+/// Whose clock times count when an e-board reports its clock (OCR 2.4:
+/// the regulations say in advance whether times come from the clocks
+/// connected to the e-boards or from the playing zone).
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum ClockAuthority {
+    /// The service's clocks; a board's clock that drifts is reported.
+    #[default]
+    Service,
+    /// The board's clock: a reading beyond the tolerated drift sets the
+    /// service's clocks to it.
+    Board,
+}
+
 /// The regulations that govern one game.
 #[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct Regulations {
@@ -106,6 +137,14 @@ pub struct Regulations {
     /// without it was judged by the first revision.
     #[serde(default = "Regulations::first_rulings")]
     pub rulings_revision: u32,
+    /// What a touch sensed by an e-board means (default: evidence recorded
+    /// for the arbiter).
+    #[serde(default)]
+    pub sensed_touches: SensedTouches,
+    /// Whose clock counts when an e-board reports its clock (OCR 2.4;
+    /// default: the service's).
+    #[serde(default)]
+    pub clock_authority: ClockAuthority,
 }
 
 /// A combination of settings the Laws do not allow.
@@ -138,6 +177,11 @@ pub enum RegulationsError {
     NotObserved,
     #[error("the start position is not valid: {0}")]
     StartPosition(String),
+    /// Sensed touches bound as Article 4 touches in an online game.
+    #[error(
+        "sensed touches can bind only over the board: online and hybrid games have no touch-move (OCR 1.3)"
+    )]
+    SensedTouchesOnline,
     /// A revision of the rulings this build does not know.
     #[error("rulings revision {0} is unknown: this build knows revisions 1 to {max}", max = Regulations::CURRENT_RULINGS)]
     RulingsRevision(u32),
@@ -168,6 +212,8 @@ impl Regulations {
             max_lag_compensation_ms: 0,
             reconnect_window_ms: None,
             rulings_revision: Regulations::CURRENT_RULINGS,
+            sensed_touches: SensedTouches::Record,
+            clock_authority: ClockAuthority::Service,
         }
     }
 
@@ -266,6 +312,9 @@ impl Regulations {
             // Online moves are judged as they are submitted: there is no
             // illegal move that could be left for the opponent to claim.
             return Err(RegulationsError::NotObserved);
+        }
+        if self.sensed_touches == SensedTouches::Bind && self.mode.is_online() {
+            return Err(RegulationsError::SensedTouchesOnline);
         }
         if let Some(fen) = &self.start_fen {
             let options =

@@ -123,6 +123,21 @@ pub enum Decision {
         allowed: Vec<String>,
         reason: String,
     },
+    /// An e-board's sensors saw `color` (the player having the move) touch
+    /// the piece on `square` (4.2.2: any contact is a touch with intent,
+    /// unless announced as an adjustment). `binding`: the regulations bind
+    /// sensed touches, so the touch was ruled as made (an `Obligation`
+    /// follows if it binds to particular moves). Otherwise it is evidence
+    /// for the arbiter, and `would_allow` holds the moves (SAN) the touch
+    /// would bind the player to if the arbiter rules it a touch (empty if
+    /// it would bind to none in particular, 4.5).
+    TouchSensed {
+        color: Color,
+        square: arbiter_chess::Square,
+        sensed: crate::event::SensedTouch,
+        binding: bool,
+        would_allow: Vec<String>,
+    },
     /// An illegal move was made but not completed; it may still be corrected
     /// (bound by Article 4).
     IllegalMoveNotCompleted {

@@ -472,6 +472,14 @@ impl Arbiter {
         Ok(pb::CancelGameResponse { event: Some(answer.event), game: Some(answer.game) })
     }
 
+    /// The game with the e-board this process reads for it, if any: what
+    /// the arbiter sees of the board (in sync or not) in every read of the
+    /// game (the state lives in this process, it is not stored).
+    fn with_board(&self, id: &str, mut game: pb::Game) -> pb::Game {
+        game.board = self.boards.state(id).map(|s| api::board::state_to_proto(&s));
+        game
+    }
+
     async fn list_games_impl(
         &self,
         metadata: &MetadataMap,
@@ -499,7 +507,7 @@ impl Arbiter {
         let (rows, next_page_token) = page(rows, size, |r| r.id.clone());
         let mut games = Vec::with_capacity(rows.len());
         for row in &rows {
-            games.push(to_proto::game(&self.hall.list_reading(row).await?));
+            games.push(self.with_board(&row.id, to_proto::game(&self.hall.list_reading(row).await?)));
         }
         Ok(pb::ListGamesResponse { games, next_page_token })
     }
@@ -584,6 +592,7 @@ impl Arbiter {
                 (Some(table), Some(live), game)
             }
         };
+        let game = self.with_board(&id, game);
         // A resume point beyond the log is the client's mistake (another
         // game's number, or a log it imagines): say so rather than wait for
         // events that will never come. The table may lag behind a write by
@@ -1173,9 +1182,8 @@ arbiter_service! {
     async fn get_game(&self, request: Request<pb::GetGameRequest>) -> Reply<pb::GetGameResponse> {
         self.observe("get_game", async {
             let (metadata, _, r) = request.into_parts();
-            let (id, mut game) = self.read_game(&metadata, &r.name).await?;
-            game.board = self.boards.state(&id).map(|s| api::board::state_to_proto(&s));
-            Ok(pb::GetGameResponse { game: Some(game) })
+            let (id, game) = self.read_game(&metadata, &r.name).await?;
+            Ok(pb::GetGameResponse { game: Some(self.with_board(&id, game)) })
         })
         .await
     }

@@ -1,6 +1,7 @@
 //! The golden logs replayed: every game of each corpus recorded with an
 //! earlier release (`tests/golden/logs/*.json` of format 1,
 //! `tests/golden-2/logs/*.json` of format 2, `tests/golden-3` of format 3,
+//! `tests/golden-4` of format 4,
 //! made by
 //! `cargo run -p arbiter-e2e --example golden`) is decoded from its stored
 //! rows and replayed through the Laws, on every build, for ever. Each event
@@ -17,7 +18,8 @@ use arbiter_server::event_log::{self, Clocks};
 use serde_json::Value;
 
 /// The corpora: the directory and the stored format its rows were written in.
-const CORPORA: [(&str, i64); 3] = [("tests/golden", 1), ("tests/golden-2", 2), ("tests/golden-3", 3)];
+const CORPORA: [(&str, i64); 4] =
+    [("tests/golden", 1), ("tests/golden-2", 2), ("tests/golden-3", 3), ("tests/golden-4", 4)];
 
 fn corpus_dir(dir: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(dir)
@@ -56,6 +58,25 @@ fn every_golden_log_of_the_second_format_replays_to_the_identical_game() {
 #[test]
 fn every_golden_log_of_the_third_format_replays_to_the_identical_game() {
     replay_corpus(CORPORA[2]);
+}
+
+#[test]
+fn every_golden_log_of_the_fourth_format_replays_to_the_identical_game() {
+    replay_corpus(CORPORA[3]);
+}
+
+/// The fourth corpus holds what format 4 added: the events of e-boards, the
+/// evidence ruling and the regulations that weigh them.
+#[test]
+fn the_fourth_corpus_holds_every_addition_of_format_4() {
+    let logs = corpus_dir(CORPORA[3].0).join("logs");
+    let mut text = String::new();
+    for game in ["board-evidence", "board-bound"] {
+        text += &std::fs::read_to_string(logs.join(format!("{game}.json"))).unwrap();
+    }
+    for addition in ["TouchSensed", "BoardClockReading", "sensed_touches", "clock_authority", "would_allow"] {
+        assert!(text.contains(addition), "no {addition} in the corpus of format 4");
+    }
 }
 
 /// The third corpus holds what format 3 added: a game withdrawn before it

@@ -175,7 +175,16 @@ async fn a_game_is_played_and_ruled_from_the_board() {
     let Item::Act(touch) = touch else { unreachable!() };
     assert_eq!(touch.device_seq, lifted);
     assert!(touch.summary.contains("first lift") && touch.summary.contains("e2"), "{touch:?}");
-    assert!(touch.event.is_none(), "touch evidence is reported, not recorded");
+    // By default the Laws record it for the arbiter, with the moves it
+    // would bind White to, and bind nothing (Article 4.2.2).
+    let event = touch.event.expect("touch evidence is recorded");
+    assert_eq!(event.act, "TOUCH_SENSED");
+    let ruling = event.rulings.iter().find(|r| r.decision == "TOUCH_SENSED").expect("the evidence ruling");
+    assert_eq!(ruling.rule_id, "FIDE-4.2b");
+    assert_eq!(ruling.article.as_ref().map(|a| a.number.as_str()), Some("4.2.2"));
+    assert_eq!(ruling.facts["binding"], "false");
+    assert_eq!(ruling.facts["would_allow"], "e3 e4");
+    assert!(event.rulings.iter().all(|r| r.decision != "OBLIGATION"), "{event:?}");
     board.place("e4", "P").await;
     let made = board.act_ruled("MOVE_MADE").await;
     assert_eq!((made.act.as_str(), made.actor.as_str()), ("MAKE_MOVE", "board"));
@@ -267,6 +276,92 @@ async fn a_game_is_played_and_ruled_from_the_board() {
     let late = board.lift("g1").await;
     let refusal = board.refusal(late).await;
     assert_eq!(refusal.reason, "GAME_FINISHED");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_regulations_decide_what_sensed_touches_and_board_clocks_mean() {
+    let server = TestServer::start().await;
+    let mut arbiter = server.arbiter().await;
+
+    // Over the board, touches bound and the board's clock authoritative.
+    let regs = pb::Regulations {
+        sensed_touches: pb::SensedTouches::Bind as i32,
+        clock_authority: pb::ClockAuthority::Board as i32,
+        ..regulations("5+0", pb::Mode::OverTheBoard)
+    };
+    let name = create(&server, &mut arbiter, new_game(regs, true)).await.name;
+    let (mut board, _) = Board::connect(&mut arbiter, &name, 4).await;
+    board.clock(300_000, 300_000, pb::Color::White).await;
+    // The lift of the g1 knight binds White to move it (4.3.1).
+    board.lift("g1").await;
+    let touched = board.act_ruled("OBLIGATION").await;
+    assert_eq!(touched.act, "TOUCH_SENSED");
+    let evidence = touched.rulings.iter().find(|r| r.decision == "TOUCH_SENSED").unwrap();
+    assert_eq!(evidence.facts["binding"], "true");
+    let obligation = get_game(&mut arbiter, &name).await.obligation.expect("the obligation");
+    assert_eq!(obligation.rule_id, "FIDE-4.3a");
+    assert!(obligation.allowed_moves.iter().all(|m| m.starts_with("g1")), "{obligation:?}");
+    board.place("f3", "N").await;
+    board.act_ruled("MOVE_MADE").await;
+    // The board's clock says White has 250 s left, far from the service's
+    // (about 300 s): the board's clock counts (OCR 2.4).
+    board.clock(250_000, 300_000, pb::Color::White).await;
+    let reading = board.act_ruled("CLOCK_SET").await;
+    assert_eq!(reading.act, "BOARD_CLOCK_READING");
+    let set = reading.rulings.iter().find(|r| r.decision == "CLOCK_SET").unwrap();
+    assert_eq!((set.rule_id.as_str(), set.facts["remaining_ms"].as_str()), ("OCR-2.4", "250000"));
+    let clocks = get_game(&mut arbiter, &name).await.clocks.unwrap();
+    assert!((249_000..=250_000).contains(&clocks.white_remaining_ms), "{clocks:?}");
+    drop(board);
+
+    // Online the lift means nothing (OCR 1.3): the board is told, nothing
+    // is recorded.
+    let name = create(&server, &mut arbiter, new_game(regulations("5+3", pb::Mode::Online), true)).await.name;
+    let (mut board, _) = Board::connect(&mut arbiter, &name, 5).await;
+    let lifted = board.lift("g1").await;
+    let (item, _) =
+        board.until("the evidence refused", |i| matches!(i, Item::Act(a) if a.device_seq == lifted)).await;
+    let Item::Act(act) = item else { unreachable!() };
+    assert!(act.event.is_none() && act.summary.contains("OCR 1.3"), "{act:?}");
+    board.place("f3", "N").await;
+    board.act_ruled("MOVE_COMPLETED").await;
+    let game = get_game(&mut arbiter, &name).await;
+    assert_eq!(game.moves_uci, ["g1f3"]);
+    assert!(game.obligation.is_none());
+    server.stop().await;
+}
+
+/// Castling begun with the rook: the reader sees the rook move, then the
+/// king follow, and revises its reading into castling; the Laws keep the
+/// rook move (4.4.2, 4.7), and the board is told to put the king back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn castling_begun_with_the_rook_is_the_rook_move() {
+    let server = TestServer::start().await;
+    let mut arbiter = server.arbiter().await;
+    let mut regs = regulations("90+30", pb::Mode::OverTheBoard);
+    regs.start_fen = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1".into();
+    let name = create(&server, &mut arbiter, new_game(regs, true)).await.name;
+    let (mut board, _) = Board::connect(&mut arbiter, &name, 9).await;
+    board.lift("h1").await;
+    board.place("f1", "R").await;
+    let made = board.act_ruled("MOVE_MADE").await;
+    assert_eq!(made.details["mv.from"], "h1", "{made:?}");
+    board.lift("e1").await;
+    board.place("g1", "K").await;
+    let (item, _) = board
+        .until("the castling refused", |i| matches!(i, Item::Act(a) if a.summary.contains("castling")))
+        .await;
+    let Item::Act(act) = item else { unreachable!() };
+    assert!(act.event.is_none() && act.summary.contains("refused"), "{act:?}");
+    let (item, _) = board.until("corrections", |i| matches!(i, Item::Corrections(_))).await;
+    let Item::Corrections(c) = item else { unreachable!() };
+    let mut squares: Vec<(String, String)> =
+        c.corrections.iter().map(|c| (c.square.clone(), c.piece.clone())).collect();
+    squares.sort();
+    assert_eq!(squares, [("e1".to_string(), "K".to_string()), ("g1".to_string(), String::new())], "{c:?}");
+    assert!(c.reason.contains("4.4.2"), "{c:?}");
+    assert_eq!(get_game(&mut arbiter, &name).await.moves_uci, ["h1f1"]);
     server.stop().await;
 }
 

@@ -1,11 +1,11 @@
 //! A game played on a simulated DGT LiveChess board through `arbiter board
 //! connect` against the real service (issue 15, "done when"): the hands make
 //! placements and press the clock on the simulated board; the bridge sends
-//! them on ConnectBoard; the service infers the acts and rules them: moves,
-//! touch evidence from a lift (its Article 4 obligation is still to build),
-//! an illegal move reinstated with
-//! corrections (and LiveChess told the reinstated position with `setup`),
-//! (the flag, after which the bridge stops by itself, is still to make work).
+//! them on ConnectBoard; the service infers the acts and rules them: moves, a
+//! touch-move obligation from a lift (the event binds sensed touches), an
+//! illegal move reinstated with corrections (and LiveChess told the
+//! reinstated position with `setup`), and a flag, after which the bridge
+//! stops by itself.
 
 use std::io::{BufRead as _, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -70,6 +70,18 @@ impl Bridge {
             }
         }
     }
+
+    /// Waits for the bridge to exit; its exit code.
+    fn exit_code(&mut self) -> Option<i32> {
+        let deadline = Instant::now() + WAIT;
+        while Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status.code();
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("the bridge did not stop; it printed:\n{}", self.seen.join("\n"));
+    }
 }
 
 impl Drop for Bridge {
@@ -114,7 +126,12 @@ async fn hand(sim: &LiveChess, lifted: &str, placed: &str) {
 async fn a_game_on_a_livechess_board_is_ruled_end_to_end() {
     let server = TestServer::start().await;
     let mut arbiter = server.arbiter().await;
-    let t = create(&server, &mut arbiter, new_game(regulations("5+0", pb::Mode::OverTheBoard), true)).await;
+    // Over the board, and the event's regulations bind sensed touches.
+    let regs = pb::Regulations {
+        sensed_touches: pb::SensedTouches::Bind as i32,
+        ..regulations("5+0", pb::Mode::OverTheBoard)
+    };
+    let t = create(&server, &mut arbiter, new_game(regs, true)).await;
     let name = t.name.clone();
     let sim = LiveChess::start(&[SERIAL]).await;
     let url = server.url();
@@ -158,14 +175,24 @@ async fn a_game_on_a_livechess_board_is_ruled_end_to_end() {
     sim.set_clock(SERIAL, clock);
     wait_game(&mut arbiter, &name, "1... e5", |g| g.moves_uci == ["e2e4", "e7e5"]).await;
 
-    // White lifts the g1 knight and puts it back: touch evidence, which the
-    // arbiter in the hall sees through the bridge. Not yet here: the
-    // regulation that turns it into the obligation to move the knight
-    // (Article 4.3.1) is the laws crate's part of issue 15, still to build;
-    // this test is to check the obligation once it is.
+    // White lifts the g1 knight and puts it back: a touch, and with it the
+    // obligation to move the knight (Article 4.3.1).
     let after_e5 = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR";
     hand(&sim, "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKB1R", after_e5).await;
-    let line = bridge.expect("knight on g1");
+    let game = wait_game(&mut arbiter, &name, "the touch-move obligation", |g| g.obligation.is_some()).await;
+    let obligation = game.obligation.unwrap();
+    assert_eq!(obligation.color, pb::Color::White as i32);
+    assert_eq!(obligation.rule_id, "FIDE-4.3a", "{obligation:?}");
+    let mut allowed = obligation.allowed_moves.clone();
+    allowed.sort();
+    assert_eq!(allowed, ["g1e2", "g1f3", "g1h3"], "{obligation:?}");
+    let (b, line) = tokio::task::spawn_blocking(move || {
+        let line = bridge.expect("knight on g1");
+        (bridge, line)
+    })
+    .await
+    .unwrap();
+    bridge = b;
     assert!(line.contains("touch evidence"), "{line}");
     // The knight moves, as it must: 2. Nf3.
     let after_nf3 = "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R";
@@ -199,8 +226,12 @@ async fn a_game_on_a_livechess_board_is_ruled_end_to_end() {
         s.setups().iter().any(|(_, f)| f.starts_with(after_nf3) && f.contains(" b "))
     })
     .await;
-    // The hand puts the knight back.
+    // The hand puts the knight back, and the arbiter puts the board's clock
+    // right: Black's runs again (no press: the service's clock runs for
+    // Black already).
     hand(&sim, "r1bqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R", after_nf3).await;
+    clock = Clock { run: Some(false), ..clock };
+    sim.set_clock(SERIAL, clock);
     // 2... Nc6, legal.
     hand(
         &sim,
@@ -208,15 +239,37 @@ async fn a_game_on_a_livechess_board_is_ruled_end_to_end() {
         "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R",
     )
     .await;
-    clock = Clock { black_s: 285.0, run: Some(false), ..clock };
+    clock = Clock { black_s: 285.0, run: Some(true), ..clock };
     sim.set_clock(SERIAL, clock);
-    let game = wait_game(&mut arbiter, &name, "2... Nc6", |g| g.moves_uci.len() == 4).await;
+    let game = wait_game(&mut arbiter, &name, "2... Nc6 completed", |g| {
+        g.moves_uci.len() == 4 && g.clocks.as_ref().is_some_and(|c| c.running == pb::Color::White as i32)
+    })
+    .await;
     assert_eq!(game.moves_uci[3], "b8c6");
 
-    // Not yet here: White's flag falling (the arbiter sets White's clock
-    // to one second) does not end the game in this run, so the bridge's
-    // stop at the end of the game is not checked either. Issue 15 is open
-    // on it; the steps go back in when the flag is ruled.
-    drop(bridge);
+    // White's flag falls: the arbiter sets White's clock to one second, it
+    // runs out, and the bridge, told the game is over, stops by itself.
+    arbiter
+        .set_clock(pb::SetClockRequest {
+            name: name.clone(),
+            color: pb::Color::White as i32,
+            remaining_ms: 1_000,
+            ..Default::default()
+        })
+        .await
+        .expect("SetClock");
+    let game =
+        wait_game(&mut arbiter, &name, "the flag", |g| g.status == pb::GameStatus::Finished as i32).await;
+    let end = game.end.as_ref().expect("the end of the game");
+    assert_eq!(end.result, "0-1", "{game:#?}");
+    assert!(end.rule_id.starts_with("FIDE-6.9"), "{end:?}");
+    sim.set_board(SERIAL, "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQK2R");
+    let code = tokio::task::spawn_blocking(move || {
+        bridge.expect("the game is over");
+        bridge.exit_code()
+    })
+    .await
+    .unwrap();
+    assert_eq!(code, Some(0));
     server.stop().await;
 }

@@ -9,7 +9,7 @@ use super::state::{QuestionKind, TurnState};
 use super::{Game, Outcome, clock_rejection, reject, win_for};
 use crate::clock::Timestamp;
 use crate::event::{Answer, DeclaredResult, PenaltyKind};
-use crate::regulations::DevicePenalty;
+use crate::regulations::{ClockAuthority, DevicePenalty};
 use crate::rule::RuleId;
 use crate::ruling::{Decision, EndCause, RejectReason, Rejection, Ruling};
 use crate::scoring::{GameResult, ScoreAdjustment, ScoreAdjustmentKind};
@@ -92,6 +92,35 @@ impl Game {
         }
         self.clock.set_remaining(color, remaining, Timestamp(at)).map_err(clock_rejection)?;
         Ok(vec![Ruling::new(RuleId::Fide6_10, Decision::ClockSet { color, remaining_ms: remaining })])
+    }
+
+    /// OCR 2.4: an e-board's clock showed these times. They set the
+    /// service's clocks only where the regulations make the board's clock
+    /// authoritative; otherwise the service's clock stands.
+    pub(super) fn board_clock_reading(&mut self, white_ms: i64, black_ms: i64, at: i64) -> Outcome {
+        if self.regs.clock_authority != ClockAuthority::Board {
+            return Err(reject(
+                RejectReason::NotApplicable,
+                Some(RuleId::Ocr2_4),
+                "the event's regulations make the service's clock authoritative (OCR 2.4): a board's clock \
+                 reading does not set it",
+            ));
+        }
+        if ![white_ms, black_ms].iter().all(|ms| (0..=24 * 3_600_000).contains(ms)) {
+            return Err(reject(
+                RejectReason::InvalidArgument,
+                Some(RuleId::Ocr2_4),
+                "a board's clock reading must be between 0 and 24 hours on each side",
+            ));
+        }
+        let mut out = Vec::new();
+        for (color, remaining_ms) in [(Color::White, white_ms), (Color::Black, black_ms)] {
+            if self.rem(color, at) != remaining_ms {
+                self.clock.set_remaining(color, remaining_ms, Timestamp(at)).map_err(clock_rejection)?;
+                out.push(Ruling::new(RuleId::Ocr2_4, Decision::ClockSet { color, remaining_ms }));
+            }
+        }
+        Ok(out)
     }
 
     /// 6.10.2 (and 7.1): the arbiter corrects `color`'s move counter on the

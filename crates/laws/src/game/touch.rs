@@ -1,12 +1,13 @@
 //! Touching and adjusting pieces, and the promotion piece (Article 4).
 
-use arbiter_chess::{Color, Role, Square};
+use arbiter_chess::{Color, Piece, Role, Square};
 
 use super::state::Pending;
 use super::{Game, Outcome, reject};
-use crate::event::TouchKind;
+use crate::event::{SensedTouch, TouchKind};
+use crate::regulations::SensedTouches;
 use crate::rule::RuleId;
-use crate::ruling::{Decision, RejectReason};
+use crate::ruling::{Decision, RejectReason, Ruling};
 
 impl Game {
     pub(super) fn announce_adjust(&mut self, color: Color) -> Outcome {
@@ -52,6 +53,63 @@ impl Game {
             out.push(self.obligation_ruling(color, &o));
         }
         Ok(out)
+    }
+
+    /// A touch an e-board's sensors saw: evidence, weighed by the
+    /// regulations ([`SensedTouches`]). Sensors cannot tell whose hand it
+    /// was, so it is taken as the act of the player having the move; they
+    /// cannot see an adjustment either, so only one announced first
+    /// (4.2.1) makes it one.
+    pub(super) fn touch_sensed(&mut self, square: Square, piece: Piece, sensed: SensedTouch) -> Outcome {
+        self.require_over_the_board(
+            RuleId::Ocr1_3,
+            "a touch sensed online means nothing: Article 4 does not apply online (OCR 1.3)",
+        )?;
+        let on_board = self.position().board().piece_at(square);
+        if on_board != Some(piece) {
+            let there = on_board.map_or_else(
+                || "nothing".to_owned(),
+                |p| format!("the {} {}", p.color.name(), p.role.name()),
+            );
+            return Err(reject(
+                RejectReason::NotApplicable,
+                Some(RuleId::Fide4_2b),
+                format!(
+                    "the board saw the {} {} touched on {square}, where the game has {there}: evidence of \
+                     another position",
+                    piece.color.name(),
+                    piece.role.name()
+                ),
+            ));
+        }
+        let color = self.has_move();
+        if self.regs.sensed_touches == SensedTouches::Bind {
+            let evidence =
+                Decision::TouchSensed { color, square, sensed, binding: true, would_allow: Vec::new() };
+            let kind = if self.turn.adjust_announced { TouchKind::Adjust } else { TouchKind::Intent };
+            let mut out = vec![Ruling::new(RuleId::Fide4_2b, evidence)];
+            out.extend(self.touch(color, square, kind)?);
+            return Ok(out);
+        }
+        // Recorded for the arbiter: what the touch would bind the player
+        // to, were it ruled one (nothing changes in the game).
+        let would = if let Some(forced) = &self.turn.forced {
+            Some(forced.clone())
+        } else if self.turn.adjust_announced {
+            None
+        } else {
+            let mut touched = self.turn.touched.clone();
+            if !touched.contains(&square) {
+                touched.push(square);
+            }
+            crate::touch::obligation_with_bans(self.position(), &touched, self.banned_castling_rooks())
+        };
+        let pos = self.position();
+        let mut would_allow: Vec<String> =
+            would.map(|o| o.allowed.iter().map(|m| pos.san(*m)).collect()).unwrap_or_default();
+        would_allow.sort();
+        let evidence = Decision::TouchSensed { color, square, sensed, binding: false, would_allow };
+        Ok(vec![Ruling::new(RuleId::Fide4_2b, evidence)])
     }
 
     /// 4.3.3: an own piece and an opponent's piece touched at once (or in

@@ -298,9 +298,12 @@ fn regulations_every_field() {
         reconnect_window_ms: Some(60_000),
         entered_after_the_fact: false,
         time_control_form: None,
+        sensed_touches: pb::SensedTouches::Record as i32,
+        clock_authority: pb::ClockAuthority::Board as i32,
     };
     let r = regulations_from_proto(&p).unwrap();
     assert_eq!(r.mode, Mode::Hybrid);
+    assert_eq!(r.clock_authority, arbiter_laws::regulations::ClockAuthority::Board);
     assert_eq!(r.time_control, TimeControl::simple(15 * 60_000, 10_000).unwrap());
     assert_eq!(r.category, Some(Category::Standard));
     assert_eq!(r.regime, Regime::Full);
@@ -360,7 +363,32 @@ fn regulations_round_trip() {
         // Unspecified mode and regime come back as their explicit defaults.
         assert_ne!(back.mode, pb::Mode::Unspecified as i32);
         assert_ne!(back.regime, pb::Regime::Unspecified as i32);
+        assert_eq!(back.sensed_touches, pb::SensedTouches::Record as i32);
+        assert_eq!(back.clock_authority, pb::ClockAuthority::Service as i32);
     }
+}
+
+#[test]
+fn regulations_of_e_boards() {
+    use arbiter_laws::regulations::{ClockAuthority, SensedTouches};
+    let p = pb::Regulations {
+        sensed_touches: pb::SensedTouches::Bind as i32,
+        clock_authority: pb::ClockAuthority::Board as i32,
+        ..regs("90+30")
+    };
+    let r = regulations_from_proto(&p).unwrap();
+    assert_eq!((r.sensed_touches, r.clock_authority), (SensedTouches::Bind, ClockAuthority::Board));
+    // Binding sensed touches online is refused on the field itself.
+    let online = pb::Regulations { mode: pb::Mode::Hybrid as i32, ..p.clone() };
+    let v = regulations_from_proto(&online).unwrap_err();
+    assert_eq!(v.len(), 1, "{v:?}");
+    assert_eq!(v[0].field, "regulations.sensed_touches");
+    assert!(v[0].description.contains("OCR 1.3"), "{}", v[0].description);
+    // Unknown values are named.
+    let unknown = pb::Regulations { sensed_touches: 7, clock_authority: 9, ..regs("90+30") };
+    let v = regulations_from_proto(&unknown).unwrap_err();
+    let fields: Vec<&str> = v.iter().map(|v| v.field.as_str()).collect();
+    assert_eq!(fields, ["regulations.sensed_touches", "regulations.clock_authority"]);
 }
 
 #[test]

@@ -4,7 +4,9 @@
 use arbiter_chess::Color;
 use arbiter_laws::article::Rulebook;
 use arbiter_laws::event::Event;
-use arbiter_laws::regulations::{DevicePenalty, DrawOfferRestriction, Mode, Regime, Regulations};
+use arbiter_laws::regulations::{
+    ClockAuthority, DevicePenalty, DrawOfferRestriction, Mode, Regime, Regulations, SensedTouches,
+};
 use arbiter_laws::rule::RuleId;
 use arbiter_laws::ruling::{Decision, GameEnd, Ruling};
 use arbiter_laws::time_control::{Category, TimeControl};
@@ -108,6 +110,14 @@ pub fn regulations_to_proto(r: &Regulations) -> pb::Regulations {
         max_lag_compensation_ms: r.max_lag_compensation_ms,
         reconnect_window_ms: r.reconnect_window_ms,
         entered_after_the_fact: !r.observe,
+        sensed_touches: match r.sensed_touches {
+            SensedTouches::Record => pb::SensedTouches::Record,
+            SensedTouches::Bind => pb::SensedTouches::Bind,
+        } as i32,
+        clock_authority: match r.clock_authority {
+            ClockAuthority::Service => pb::ClockAuthority::Service,
+            ClockAuthority::Board => pb::ClockAuthority::Board,
+        } as i32,
         // The PGN form again, in the field that says it is the PGN form: a
         // reader never has to guess, and a client that sends these
         // regulations back unchanged is refused (the human reading of

@@ -5,7 +5,8 @@ use arbiter_chess::{Color, FenOptions, Position, Role, Square};
 use arbiter_laws::event::{Answer, ClaimKind, DeclaredResult, MoveInput, PenaltyKind, SetupError, TouchKind};
 use arbiter_laws::notation::{MoveTextError, read_move};
 use arbiter_laws::regulations::{
-    DevicePenalty, DrawOfferRestriction, Mode, Regime, Regulations, RegulationsError,
+    ClockAuthority, DevicePenalty, DrawOfferRestriction, Mode, Regime, Regulations, RegulationsError,
+    SensedTouches,
 };
 use arbiter_laws::time_control::{
     ACCEPTED_FORMS, Bonus, BonusKind, Category, MAX_BASE_MS, MAX_BONUS_MS, MAX_FROM_MOVE, MAX_PERIOD_MOVES,
@@ -387,6 +388,33 @@ pub fn regulations_from_proto(r: &pb::Regulations) -> Result<Regulations, Vec<Vi
         Some(r.start_fen.clone())
     };
 
+    let sensed_touches = match pb::SensedTouches::try_from(r.sensed_touches) {
+        Ok(pb::SensedTouches::Unspecified | pb::SensedTouches::Record) => SensedTouches::Record,
+        Ok(pb::SensedTouches::Bind) => SensedTouches::Bind,
+        Err(_) => {
+            errors.push(unknown_enum(
+                &path(REGS, "sensed_touches"),
+                "sensed_touches",
+                r.sensed_touches,
+                "SENSED_TOUCHES_RECORD = 1 or SENSED_TOUCHES_BIND = 2",
+            ));
+            SensedTouches::Record
+        }
+    };
+    let clock_authority = match pb::ClockAuthority::try_from(r.clock_authority) {
+        Ok(pb::ClockAuthority::Unspecified | pb::ClockAuthority::Service) => ClockAuthority::Service,
+        Ok(pb::ClockAuthority::Board) => ClockAuthority::Board,
+        Err(_) => {
+            errors.push(unknown_enum(
+                &path(REGS, "clock_authority"),
+                "clock_authority",
+                r.clock_authority,
+                "CLOCK_AUTHORITY_SERVICE = 1 or CLOCK_AUTHORITY_BOARD = 2",
+            ));
+            ClockAuthority::Service
+        }
+    };
+
     // CN-16 grade points are not used by any result yet (the tournament
     // results will); accepting the flag would pretend they are.
     if r.cn_grade_scoring {
@@ -421,6 +449,8 @@ pub fn regulations_from_proto(r: &pb::Regulations) -> Result<Regulations, Vec<Vi
         reconnect_window_ms: r.reconnect_window_ms,
         // A new game is judged by the rulings of this build.
         rulings_revision: Regulations::CURRENT_RULINGS,
+        sensed_touches,
+        clock_authority,
     };
     regs.validate()
         .map_err(|e| vec![Violation::new(path(REGS, regulations_error_field(&e)), e.to_string())])?;
@@ -441,6 +471,7 @@ fn regulations_error_field(e: &RegulationsError) -> &'static str {
         RegulationsError::ReconnectWindow(_) => "reconnect_window_ms",
         RegulationsError::NotObserved => "entered_after_the_fact",
         RegulationsError::StartPosition(_) => "start_fen",
+        RegulationsError::SensedTouchesOnline => "sensed_touches",
         // Not a field of the API: the service gives every new game the
         // current revision, so this is never reported for a request.
         RegulationsError::RulingsRevision(_) => "rulings_revision",

@@ -42,7 +42,8 @@ use arbiter_board::{
     ObservationKind, Placement, SquareState, TouchEvidence, TouchKind,
 };
 use arbiter_chess::{Color, FenOptions, MoveKind, Position, Strictness};
-use arbiter_laws::event::Event;
+use arbiter_laws::event::{Event, SensedTouch};
+use arbiter_laws::regulations::ClockAuthority;
 use arbiter_proto::v1 as pb;
 use tokio::sync::{broadcast, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
@@ -537,6 +538,8 @@ impl Session {
         // The position each inferred move was made in: the reader's moves
         // since it last followed the game.
         let mut position = self.game_position;
+        // Touches are numbered by the report that showed them.
+        let mut touches = 0usize;
         for inference in inferred {
             match inference {
                 Inference::Move(m) => {
@@ -545,6 +548,15 @@ impl Session {
                     let made_in = if m.revises.is_some() { self.previous_position } else { position };
                     let recorded = self.record_move(seq, id, &made_in, &m).await?;
                     if !recorded {
+                        if m.revises.is_some() {
+                            // The rook was moved first: the Laws keep the
+                            // rook move (4.4.2 makes it one, 4.7 keeps it
+                            // made), and the king goes back.
+                            self.reason =
+                                "castling begun with the rook is a rook move (Article 4.4.2), made once \
+                                           the rook was released (Article 4.7): it stands; put the king back"
+                                    .into();
+                        }
                         break;
                     }
                     position = made_in.after(m.mv);
@@ -555,7 +567,11 @@ impl Session {
                     self.record_illegal(seq, id, &a).await?;
                     break;
                 }
-                Inference::Touch(t) => self.touched(seq, &t).await,
+                Inference::Touch(t) => {
+                    let id = format!("board-{}-e{seq}-{}", self.hello.device, touches);
+                    touches += 1;
+                    self.touched(seq, id, &t).await?;
+                }
                 Inference::TakeBack { to_ply, .. } => {
                     self.reason = format!(
                         "the board went back to an earlier position (ply {to_ply}); the game stands: put the \
@@ -628,19 +644,45 @@ impl Session {
         self.act(seq, id, fingerprint, act, summary).await
     }
 
-    /// Touch evidence is reported to the board, not recorded: what it means
-    /// is the laws crate's to decide from the regulations (see the module
-    /// documentation of `crate::board`).
-    async fn touched(&self, seq: u64, t: &TouchEvidence) {
-        let piece = format!("{} {}", t.piece.color.name(), t.piece.role.name());
-        let what = match t.kind {
-            TouchKind::FirstLift => "first lift",
-            TouchKind::LiftAndReplace => "lift and put back",
-            TouchKind::OpponentPiece => "lift of an opponent's piece",
+    /// Touch evidence goes to the Laws, which weigh it by the event's
+    /// regulations: recorded for the arbiter (the default), ruled a touch
+    /// over the board where sensed touches bind, refused online (OCR 1.3).
+    /// A refusal is said to the board and changes nothing else.
+    async fn touched(&mut self, seq: u64, id: String, t: &TouchEvidence) -> Result<(), ApiError> {
+        let sensed = match t.kind {
+            TouchKind::FirstLift => SensedTouch::FirstLift,
+            TouchKind::LiftAndReplace => SensedTouch::LiftAndReplace,
+            TouchKind::OpponentPiece => SensedTouch::OpponentPiece,
         };
-        let summary =
-            format!("touch evidence: {what} of the {piece} on {} (reported, not recorded)", t.square);
-        self.tell(seq, summary, None).await;
+        let piece = format!("{} {}", t.piece.color.name(), t.piece.role.name());
+        let summary = format!("touch evidence: {} of the {piece} on {}", sensed.describe(), t.square);
+        let fingerprint = request::fingerprint(&format!(
+            "games/{} touch-sensed {} {piece} {sensed:?}",
+            self.game_id, t.square
+        ));
+        let event = Event::TouchSensed { square: t.square, piece: t.piece, sensed };
+        self.weigh(seq, id, fingerprint, event, summary).await?;
+        Ok(())
+    }
+
+    /// Sends evidence of the board (a sensed touch, a clock reading) to
+    /// the game's table. `true` if recorded; a refusal of the Laws is said
+    /// to the board, and leaves what the board is told to correct as it was.
+    ///
+    /// # Errors
+    /// What the table gives that is not a refusal (storage down...).
+    async fn weigh(
+        &mut self,
+        seq: u64,
+        id: String,
+        fingerprint: String,
+        event: Event,
+        summary: String,
+    ) -> Result<bool, ApiError> {
+        let reason = self.reason.clone();
+        let recorded = self.act(seq, id, fingerprint, Act::Event(event), summary).await?;
+        self.reason = reason;
+        Ok(recorded)
     }
 
     /// A clock report: a press (over the board) and the drift from the
@@ -668,6 +710,21 @@ impl Session {
         }
         let service = reading.view.clocks;
         if let Some(drift) = drift_of(&c, &service) {
+            // Where the regulations make the board's clock authoritative
+            // (OCR 2.4), the Laws set the service's clocks to it.
+            let id = format!("board-{}-k{seq}", self.hello.device);
+            let fingerprint = request::fingerprint(&format!(
+                "games/{} board-clock {} {}",
+                self.game_id, c.white_ms, c.black_ms
+            ));
+            let event = Event::BoardClockReading { white_ms: c.white_ms, black_ms: c.black_ms };
+            let summary =
+                format!("board clock reading (off by {} ms, {} ms)", drift.white_ms, drift.black_ms);
+            if reading.spec.regulations.clock_authority == ClockAuthority::Board
+                && self.weigh(seq, id, fingerprint, event, summary).await?
+            {
+                return Ok(());
+            }
             metrics::counter!("arbiter_board_clock_drifts_total").increment(1);
             let drift = pb::BoardClockDrift {
                 device_seq: seq,

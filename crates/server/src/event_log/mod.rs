@@ -41,8 +41,11 @@ use arbiter_laws::touch::Obligation;
 /// (and could not replay a game of a newer revision of the rulings), to
 /// refuse the row with `STORED_FORMAT_NEWER` instead of misreading it.
 /// Format 3 adds, the same way, the event `Withdraw` (a game cancelled or
-/// expired before it started).
-pub const FORMAT: i64 = 3;
+/// expired before it started). Format 4 adds what e-boards report: the
+/// events `TouchSensed` and `BoardClockReading`, the decision
+/// `TouchSensed`, and the specification's `sensed_touches` and
+/// `clock_authority` (absent for their defaults).
+pub const FORMAT: i64 = 4;
 
 /// A stored payload that cannot be read.
 #[derive(Debug, thiserror::Error)]
@@ -309,6 +312,22 @@ mod tests {
             Event::SimultaneousTouch { color: W, own: sq("g1"), opponent: sq("d5") },
             Event::Withdraw { reason: arbiter_laws::event::Withdrawal::Cancelled },
             Event::Withdraw { reason: arbiter_laws::event::Withdrawal::Expired },
+            Event::TouchSensed {
+                square: sq("g1"),
+                piece: arbiter_chess::Piece { color: W, role: arbiter_chess::Role::Knight },
+                sensed: arbiter_laws::event::SensedTouch::FirstLift,
+            },
+            Event::TouchSensed {
+                square: sq("d5"),
+                piece: arbiter_chess::Piece { color: B, role: arbiter_chess::Role::Pawn },
+                sensed: arbiter_laws::event::SensedTouch::OpponentPiece,
+            },
+            Event::TouchSensed {
+                square: sq("a1"),
+                piece: arbiter_chess::Piece { color: W, role: arbiter_chess::Role::Rook },
+                sensed: arbiter_laws::event::SensedTouch::LiftAndReplace,
+            },
+            Event::BoardClockReading { white_ms: 61_000, black_ms: 0 },
         ]
     }
 
@@ -370,6 +389,20 @@ mod tests {
             },
             Decision::ScorePenalty {
                 adjustment: ScoreAdjustment { offender: B, kind: ScoreAdjustmentKind::RaiseOpponentScore },
+            },
+            Decision::TouchSensed {
+                color: W,
+                square: sq("g1"),
+                sensed: arbiter_laws::event::SensedTouch::FirstLift,
+                binding: false,
+                would_allow: vec!["Nf3".into(), "Nh3".into()],
+            },
+            Decision::TouchSensed {
+                color: B,
+                square: sq("e4"),
+                sensed: arbiter_laws::event::SensedTouch::OpponentPiece,
+                binding: true,
+                would_allow: vec![],
             },
             Decision::GameOver(end(GameResult::WhiteWins, None)),
             Decision::GameOver(end(GameResult::BlackWins, None)),
@@ -506,6 +539,31 @@ mod tests {
         let read = decode_aftermath(1, &json).unwrap();
         let Decision::GameOver(end) = &read.rulings[0].decision else { panic!("{read:?}") };
         assert_eq!((end.cause, end.reason.as_str()), (C::NoPossibleCheckmate, v1::NO_POSSIBLE_CHECKMATE));
+    }
+
+    #[test]
+    fn the_e_board_regulations_are_stored_only_when_they_are_not_the_default() {
+        use arbiter_laws::regulations::{ClockAuthority, Regulations, SensedTouches};
+        use arbiter_laws::time_control::TimeControl;
+        let player = |name: &str| PlayerSpec { name: name.into(), fide_id: String::new() };
+        let mut spec = GameSpec {
+            event: "Open".into(),
+            round: "1".into(),
+            white: player("W"),
+            black: player("B"),
+            regulations: Regulations::new(TimeControl::parse_human("90+30").unwrap()),
+        };
+        // The defaults write nothing: a specification of format 3 reads
+        // and re-encodes as it was.
+        let json = encode_spec(&spec);
+        assert!(!json.contains("sensed_touches") && !json.contains("clock_authority"), "{json}");
+        spec.regulations.sensed_touches = SensedTouches::Bind;
+        spec.regulations.clock_authority = ClockAuthority::Board;
+        let json = encode_spec(&spec);
+        assert!(
+            json.contains("\"sensed_touches\":\"Bind\"") && json.contains("\"clock_authority\":\"Board\"")
+        );
+        assert_eq!(decode_spec(FORMAT, &json).unwrap(), spec);
     }
 
     #[test]

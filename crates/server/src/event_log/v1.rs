@@ -229,6 +229,54 @@ pub enum Event {
     Withdraw {
         reason: Withdrawal,
     },
+    /// Added after format 3 (additive, format 4): a touch an e-board's
+    /// sensors saw.
+    TouchSensed {
+        square: Square,
+        piece: Piece,
+        sensed: SensedTouch,
+    },
+    /// Added after format 3 (additive, format 4): an e-board's clock
+    /// reading beyond the tolerated drift.
+    BoardClockReading {
+        white_ms: i64,
+        black_ms: i64,
+    },
+}
+
+/// A piece (added with `TouchSensed`).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Piece {
+    pub color: Color,
+    pub role: Role,
+}
+
+/// What a board's sensors saw of a touch (added with `TouchSensed`).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SensedTouch {
+    FirstLift,
+    LiftAndReplace,
+    OpponentPiece,
+}
+
+impl From<le::SensedTouch> for SensedTouch {
+    fn from(s: le::SensedTouch) -> SensedTouch {
+        match s {
+            le::SensedTouch::FirstLift => SensedTouch::FirstLift,
+            le::SensedTouch::LiftAndReplace => SensedTouch::LiftAndReplace,
+            le::SensedTouch::OpponentPiece => SensedTouch::OpponentPiece,
+        }
+    }
+}
+
+impl From<SensedTouch> for le::SensedTouch {
+    fn from(s: SensedTouch) -> le::SensedTouch {
+        match s {
+            SensedTouch::FirstLift => le::SensedTouch::FirstLift,
+            SensedTouch::LiftAndReplace => le::SensedTouch::LiftAndReplace,
+            SensedTouch::OpponentPiece => le::SensedTouch::OpponentPiece,
+        }
+    }
 }
 
 /// Why a game was withdrawn before it started (added with `Withdraw`).
@@ -286,41 +334,143 @@ pub struct GameEnd {
 /// rows without them read unchanged.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 pub enum Decision {
-    GameStarted { white_ms: i64, black_ms: i64 },
-    MoveMade { color: Color, san: String, uci: String, ply: usize },
-    MoveCompleted { color: Color, used_ms: i64, bonus_ms: i64, remaining_ms: i64 },
-    PremoveQueued { color: Color, uci: String },
-    PremoveDropped { color: Color, uci: String },
-    Obligation { color: Color, allowed: Vec<String>, reason: String },
-    IllegalMoveNotCompleted { color: Color, description: String },
-    IllegalMove { color: Color, count: u32, description: String },
-    IllegalMoveNotActedOn { color: Color, description: String },
-    IllegalMoveClaimed { color: Color, description: String },
-    IllegalMoveStands { color: Color, description: String },
-    IllegalPositionObserved { description: String },
-    IllegalPositionCleared { in_check: Option<Color> },
-    ClockAdjusted { color: Color, delta_ms: i64, remaining_ms: i64 },
-    ClockSet { color: Color, remaining_ms: i64 },
-    MoveCounterSet { color: Color, moves_completed: u32 },
-    TimeControlInstalled { time_control: String },
+    GameStarted {
+        white_ms: i64,
+        black_ms: i64,
+    },
+    MoveMade {
+        color: Color,
+        san: String,
+        uci: String,
+        ply: usize,
+    },
+    MoveCompleted {
+        color: Color,
+        used_ms: i64,
+        bonus_ms: i64,
+        remaining_ms: i64,
+    },
+    PremoveQueued {
+        color: Color,
+        uci: String,
+    },
+    PremoveDropped {
+        color: Color,
+        uci: String,
+    },
+    Obligation {
+        color: Color,
+        allowed: Vec<String>,
+        reason: String,
+    },
+    IllegalMoveNotCompleted {
+        color: Color,
+        description: String,
+    },
+    IllegalMove {
+        color: Color,
+        count: u32,
+        description: String,
+    },
+    IllegalMoveNotActedOn {
+        color: Color,
+        description: String,
+    },
+    IllegalMoveClaimed {
+        color: Color,
+        description: String,
+    },
+    IllegalMoveStands {
+        color: Color,
+        description: String,
+    },
+    IllegalPositionObserved {
+        description: String,
+    },
+    IllegalPositionCleared {
+        in_check: Option<Color>,
+    },
+    ClockAdjusted {
+        color: Color,
+        delta_ms: i64,
+        remaining_ms: i64,
+    },
+    ClockSet {
+        color: Color,
+        remaining_ms: i64,
+    },
+    MoveCounterSet {
+        color: Color,
+        moves_completed: u32,
+    },
+    TimeControlInstalled {
+        time_control: String,
+    },
     ClocksPaused,
     ClocksResumed,
-    ClockResumedAfterOutage { outage_ms: i64 },
-    Warning { color: Color, reason: String },
-    DrawOffered { color: Color, ply: usize },
-    DrawOfferLapsed { color: Color, reason: String },
-    DrawOfferDeclined { color: Color },
-    ClaimIncorrect { color: Color, reason: String },
-    PlayerArrived { color: Color },
-    Disconnected { color: Color },
-    Reconnected { color: Color },
-    QuestionOpened { id: u32, question: String, default: String },
-    QuestionAnswered { id: u32, answer: String },
-    PositionReinstated { ply: usize, fen: String },
-    IncrementIntroduced { increment_ms: i64 },
-    SetupErrorStands { error: SetupError, note: String },
-    ScorePenalty { adjustment: ScoreAdjustment },
+    ClockResumedAfterOutage {
+        outage_ms: i64,
+    },
+    Warning {
+        color: Color,
+        reason: String,
+    },
+    DrawOffered {
+        color: Color,
+        ply: usize,
+    },
+    DrawOfferLapsed {
+        color: Color,
+        reason: String,
+    },
+    DrawOfferDeclined {
+        color: Color,
+    },
+    ClaimIncorrect {
+        color: Color,
+        reason: String,
+    },
+    PlayerArrived {
+        color: Color,
+    },
+    Disconnected {
+        color: Color,
+    },
+    Reconnected {
+        color: Color,
+    },
+    QuestionOpened {
+        id: u32,
+        question: String,
+        default: String,
+    },
+    QuestionAnswered {
+        id: u32,
+        answer: String,
+    },
+    PositionReinstated {
+        ply: usize,
+        fen: String,
+    },
+    IncrementIntroduced {
+        increment_ms: i64,
+    },
+    SetupErrorStands {
+        error: SetupError,
+        note: String,
+    },
+    ScorePenalty {
+        adjustment: ScoreAdjustment,
+    },
     GameOver(GameEnd),
+    /// Added after format 3 (additive, format 4).
+    TouchSensed {
+        color: Color,
+        square: Square,
+        sensed: SensedTouch,
+        binding: bool,
+        would_allow: Vec<String>,
+    },
 }
 
 /// A ruling: the rule id and the decision.
@@ -557,6 +707,12 @@ impl From<&le::Event> for Event {
             L::SimultaneousTouch { color, own, opponent } => {
                 Event::SimultaneousTouch { color: color.into(), own: own.into(), opponent: opponent.into() }
             }
+            L::TouchSensed { square, piece, sensed } => Event::TouchSensed {
+                square: square.into(),
+                piece: Piece { color: piece.color.into(), role: piece.role.into() },
+                sensed: sensed.into(),
+            },
+            L::BoardClockReading { white_ms, black_ms } => Event::BoardClockReading { white_ms, black_ms },
             L::Withdraw { reason } => Event::Withdraw {
                 reason: match reason {
                     le::Withdrawal::Cancelled => Withdrawal::Cancelled,
@@ -683,6 +839,13 @@ impl From<&lr::Decision> for Decision {
             L::ClockSet { color, remaining_ms } => {
                 Decision::ClockSet { color: (*color).into(), remaining_ms: *remaining_ms }
             }
+            L::TouchSensed { color, square, sensed, binding, would_allow } => Decision::TouchSensed {
+                color: (*color).into(),
+                square: (*square).into(),
+                sensed: (*sensed).into(),
+                binding: *binding,
+                would_allow: would_allow.clone(),
+            },
             L::MoveCounterSet { color, moves_completed } => {
                 Decision::MoveCounterSet { color: (*color).into(), moves_completed: *moves_completed }
             }
@@ -910,6 +1073,12 @@ impl TryFrom<Event> for le::Event {
                 own: own.try_into()?,
                 opponent: opponent.try_into()?,
             },
+            Event::TouchSensed { square, piece, sensed } => L::TouchSensed {
+                square: square.try_into()?,
+                piece: arbiter_chess::Piece { color: piece.color.into(), role: piece.role.into() },
+                sensed: sensed.into(),
+            },
+            Event::BoardClockReading { white_ms, black_ms } => L::BoardClockReading { white_ms, black_ms },
             Event::Withdraw { reason } => L::Withdraw {
                 reason: match reason {
                     Withdrawal::Cancelled => le::Withdrawal::Cancelled,
@@ -1054,6 +1223,13 @@ impl TryFrom<Decision> for lr::Decision {
                 L::ClockAdjusted { color: color.into(), delta_ms, remaining_ms }
             }
             Decision::ClockSet { color, remaining_ms } => L::ClockSet { color: color.into(), remaining_ms },
+            Decision::TouchSensed { color, square, sensed, binding, would_allow } => L::TouchSensed {
+                color: color.into(),
+                square: square.try_into()?,
+                sensed: sensed.into(),
+                binding,
+                would_allow,
+            },
             Decision::MoveCounterSet { color, moves_completed } => {
                 L::MoveCounterSet { color: color.into(), moves_completed }
             }
@@ -1263,6 +1439,28 @@ pub struct Regulations {
     /// the same bytes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rulings_revision: Option<u32>,
+    /// Added after format 3 (format 4), written only when not the default
+    /// (`Record`), so older specifications re-encode to the same bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sensed_touches: Option<SensedTouches>,
+    /// Added after format 3 (format 4), written only when not the default
+    /// (`Service`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_authority: Option<ClockAuthority>,
+}
+
+/// What a sensed touch means (added in format 4).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SensedTouches {
+    Record,
+    Bind,
+}
+
+/// Whose clock counts (added in format 4).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClockAuthority {
+    Service,
+    Board,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
@@ -1333,6 +1531,14 @@ impl From<&super::GameSpec> for Spec {
                 reconnect_window_ms: r.reconnect_window_ms,
                 rulings_revision: (r.rulings_revision != lg::Regulations::FIRST_RULINGS)
                     .then_some(r.rulings_revision),
+                sensed_touches: match r.sensed_touches {
+                    lg::SensedTouches::Record => None,
+                    lg::SensedTouches::Bind => Some(SensedTouches::Bind),
+                },
+                clock_authority: match r.clock_authority {
+                    lg::ClockAuthority::Service => None,
+                    lg::ClockAuthority::Board => Some(ClockAuthority::Board),
+                },
             },
         }
     }
@@ -1382,6 +1588,14 @@ impl TryFrom<Spec> for super::GameSpec {
         regulations.max_lag_compensation_ms = r.max_lag_compensation_ms;
         regulations.reconnect_window_ms = r.reconnect_window_ms;
         regulations.rulings_revision = r.rulings_revision.unwrap_or(lg::Regulations::FIRST_RULINGS);
+        regulations.sensed_touches = match r.sensed_touches {
+            None | Some(SensedTouches::Record) => lg::SensedTouches::Record,
+            Some(SensedTouches::Bind) => lg::SensedTouches::Bind,
+        };
+        regulations.clock_authority = match r.clock_authority {
+            None | Some(ClockAuthority::Service) => lg::ClockAuthority::Service,
+            Some(ClockAuthority::Board) => lg::ClockAuthority::Board,
+        };
         Ok(super::GameSpec {
             event: s.event,
             round: s.round,

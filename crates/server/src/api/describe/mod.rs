@@ -24,7 +24,8 @@ use std::collections::HashMap;
 
 use arbiter_chess::{Color, Role, Square};
 use arbiter_laws::event::{
-    Answer, ClaimKind, DeclaredResult, Event, MoveInput, PenaltyKind, SetupError, TouchKind, Withdrawal,
+    Answer, ClaimKind, DeclaredResult, Event, MoveInput, PenaltyKind, SensedTouch, SetupError, TouchKind,
+    Withdrawal,
 };
 use arbiter_laws::ruling::{Decision, GameEnd, GameResult};
 use arbiter_laws::scoring::{Score, ScoreAdjustment, ScoreAdjustmentKind};
@@ -71,6 +72,15 @@ pub fn decision(d: &Decision) -> Description {
         Decision::Obligation { color, allowed, reason } => (
             "OBLIGATION",
             facts.color("color", *color).text("allowed", &allowed.join(" ")).text("reason", reason),
+        ),
+        Decision::TouchSensed { color, square, sensed, binding, would_allow } => (
+            "TOUCH_SENSED",
+            facts
+                .color("color", *color)
+                .square("square", *square)
+                .text("sensed", sensed_touch_name(*sensed))
+                .boolean("binding", *binding)
+                .text("would_allow", &would_allow.join(" ")),
         ),
         Decision::IllegalMoveNotCompleted { color, description } => {
             ("ILLEGAL_MOVE_NOT_COMPLETED", facts.color("color", *color).text("description", description))
@@ -165,6 +175,17 @@ pub fn event(e: &Event) -> Description {
             "SIMULTANEOUS_TOUCH",
             facts.color("color", *color).square("own", *own).square("opponent", *opponent),
         ),
+        Event::TouchSensed { square, piece, sensed } => (
+            "TOUCH_SENSED",
+            facts
+                .square("square", *square)
+                .color("piece.color", piece.color)
+                .text("piece.role", role_name(piece.role))
+                .text("sensed", sensed_touch_name(*sensed)),
+        ),
+        Event::BoardClockReading { white_ms, black_ms } => {
+            ("BOARD_CLOCK_READING", facts.number("white_ms", white_ms).number("black_ms", black_ms))
+        }
         Event::PromotionPieceTouched { color, role } => {
             ("PROMOTION_PIECE_TOUCHED", facts.color("color", *color).text("role", role_name(*role)))
         }
@@ -364,6 +385,15 @@ impl Facts {
 }
 
 /// How a piece was touched, as the API names it (`Intent`).
+/// What a board sensed, as the API names it.
+fn sensed_touch_name(s: SensedTouch) -> &'static str {
+    match s {
+        SensedTouch::FirstLift => "FirstLift",
+        SensedTouch::LiftAndReplace => "LiftAndReplace",
+        SensedTouch::OpponentPiece => "OpponentPiece",
+    }
+}
+
 fn touch_kind_name(k: TouchKind) -> &'static str {
     match k {
         TouchKind::Intent => "Intent",
@@ -508,6 +538,21 @@ fn decision_summary(d: &Decision) -> (String, Option<Color>) {
             format!("Touch-move binds {}: {reason}; allowed: {}", side(*color), allowed.join(", ")),
             Some(*color),
         ),
+        Decision::TouchSensed { color, square, sensed, binding, would_allow } => {
+            let seen = format!(
+                "The board sensed a {} on {square} ({} has the move)",
+                sensed.describe(),
+                side(*color)
+            );
+            let meaning = if *binding {
+                "ruled a touch (the event's regulations bind sensed touches)".to_owned()
+            } else if would_allow.is_empty() {
+                "evidence for the arbiter; ruled a touch it would bind to no move in particular".to_owned()
+            } else {
+                format!("evidence for the arbiter; ruled a touch it would bind to {}", would_allow.join(", "))
+            };
+            (format!("{seen}: {meaning}"), Some(*color))
+        }
         Decision::IllegalMoveNotCompleted { color, description } => (
             format!(
                 "Illegal move by {}, not completed: {description}; it may still be corrected",
@@ -664,6 +709,21 @@ fn event_summary(e: &Event) -> String {
              (4.3.3: the own piece counts as touched first)",
             side(*color)
         ),
+        Event::TouchSensed { square, piece, sensed } => {
+            let piece = format!("{} {} on {square}", side(piece.color), role_name(piece.role));
+            match sensed {
+                SensedTouch::FirstLift => {
+                    format!("The board senses the {piece} lifted, the first piece lifted in this position")
+                }
+                SensedTouch::LiftAndReplace => format!("The board senses the {piece} lifted and put back"),
+                SensedTouch::OpponentPiece => {
+                    format!("The board senses the {piece} lifted, a piece of the player not having the move")
+                }
+            }
+        }
+        Event::BoardClockReading { white_ms, black_ms } => {
+            format!("The board's clock shows White {}, Black {}", format_ms(*white_ms), format_ms(*black_ms))
+        }
         Event::PromotionPieceTouched { color, role } => {
             format!("{} places a {} on the promotion square", side(*color), role_name(*role))
         }

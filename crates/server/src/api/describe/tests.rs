@@ -2,9 +2,10 @@
 //! Laws' serde form produced before (the oracle below is that code, kept
 //! here unchanged), and that the summaries and colours are those convert.rs gave.
 
-use arbiter_chess::{Color, Role, Square};
+use arbiter_chess::{Color, Piece, Role, Square};
 use arbiter_laws::event::{
-    Answer, ClaimKind, DeclaredResult, Event, MoveInput, PenaltyKind, SetupError, TouchKind, Withdrawal,
+    Answer, ClaimKind, DeclaredResult, Event, MoveInput, PenaltyKind, SensedTouch, SetupError, TouchKind,
+    Withdrawal,
 };
 use arbiter_laws::rule::RuleId;
 use arbiter_laws::ruling::{Decision, EndCause, GameEnd, GameResult};
@@ -136,6 +137,29 @@ fn decisions() -> Vec<Decision> {
         all.push(game_over(adjusted, Some(Black), Some(board)));
     }
     all.push(game_over(GameResult::BlackWins, Some(White), None));
+    all.extend([
+        Decision::TouchSensed {
+            color: White,
+            square: sq("g1"),
+            sensed: SensedTouch::FirstLift,
+            binding: false,
+            would_allow: vec!["Nf3".into(), "Nh3".into()],
+        },
+        Decision::TouchSensed {
+            color: Black,
+            square: sq("e4"),
+            sensed: SensedTouch::OpponentPiece,
+            binding: true,
+            would_allow: vec![],
+        },
+        Decision::TouchSensed {
+            color: White,
+            square: sq("a1"),
+            sensed: SensedTouch::LiftAndReplace,
+            binding: false,
+            would_allow: vec![],
+        },
+    ]);
     all
 }
 
@@ -224,6 +248,24 @@ fn events() -> Vec<Event> {
     for error in setup_errors() {
         all.push(Event::SetupErrorFound { error });
     }
+    all.extend([
+        Event::TouchSensed {
+            square: sq("g1"),
+            piece: Piece { color: White, role: Role::Knight },
+            sensed: SensedTouch::FirstLift,
+        },
+        Event::TouchSensed {
+            square: sq("d5"),
+            piece: Piece { color: Black, role: Role::Pawn },
+            sensed: SensedTouch::OpponentPiece,
+        },
+        Event::TouchSensed {
+            square: sq("a1"),
+            piece: Piece { color: White, role: Role::Rook },
+            sensed: SensedTouch::LiftAndReplace,
+        },
+        Event::BoardClockReading { white_ms: 61_000, black_ms: 0 },
+    ]);
     all
 }
 
@@ -319,6 +361,21 @@ const DECISION_SUMMARIES: &[(&str, Option<Color>)] = &[
     ("Game over: 1/2-0 (checkmate); Black wins the Armageddon match", None),
     ("Game over: 1/2-0 (checkmate); Black wins the Armageddon match", None),
     ("Game over: 0-1 (checkmate); White wins the Armageddon match", None),
+    (
+        "The board sensed a first lift on g1 (White has the move): evidence for the arbiter; ruled a touch it \
+         would bind to Nf3, Nh3",
+        Some(White),
+    ),
+    (
+        "The board sensed a lift of an opponent's piece on e4 (Black has the move): ruled a touch (the event's \
+         regulations bind sensed touches)",
+        Some(Black),
+    ),
+    (
+        "The board sensed a lift and put back on a1 (White has the move): evidence for the arbiter; ruled a \
+         touch it would bind to no move in particular",
+        Some(White),
+    ),
 ];
 
 /// The summary of each of [`events`], in order, as
@@ -396,6 +453,10 @@ const EVENT_SUMMARIES: &[&str] = &[
     "Arbiter finds a set-up error: Black king misplaced in the initial position (7.2.1, A.5.1.2)",
     "Arbiter finds a set-up error: rook starting on h1 misplaced in the initial position (7.2.1, A.5.1.2)",
     "Arbiter finds a set-up error: rook starting on a8 misplaced in the initial position (7.2.1, A.5.1.2)",
+    "The board senses the White knight on g1 lifted, the first piece lifted in this position",
+    "The board senses the Black pawn on d5 lifted, a piece of the player not having the move",
+    "The board senses the White rook on a1 lifted and put back",
+    "The board's clock shows White 1:01, Black 0:00.0",
 ];
 
 // ---------------------------------------------------------------------------
@@ -549,7 +610,7 @@ mod oracle {
 // without `_`: a new variant does not compile until it has a number. Give
 // it the next one, raise the count beside the function, and add samples.
 
-const DECISION_VARIANTS: usize = 35;
+const DECISION_VARIANTS: usize = 36;
 fn decision_variant(d: &Decision) -> usize {
     match d {
         Decision::GameStarted { .. } => 0,
@@ -587,10 +648,11 @@ fn decision_variant(d: &Decision) -> usize {
         Decision::GameOver(_) => 32,
         Decision::MoveCounterSet { .. } => 33,
         Decision::TimeControlInstalled { .. } => 34,
+        Decision::TouchSensed { .. } => 35,
     }
 }
 
-const EVENT_VARIANTS: usize = 36;
+const EVENT_VARIANTS: usize = 38;
 fn event_variant(e: &Event) -> usize {
     match e {
         Event::AnnounceAdjust { .. } => 0,
@@ -629,6 +691,8 @@ fn event_variant(e: &Event) -> usize {
         Event::SetMoveCounter { .. } => 33,
         Event::InstallTimeControl { .. } => 34,
         Event::Withdraw { .. } => 35,
+        Event::TouchSensed { .. } => 36,
+        Event::BoardClockReading { .. } => 37,
     }
 }
 
