@@ -569,7 +569,11 @@ impl Session {
                 }
             }
         }
+        // The stream ends once the service has let the board go, so the
+        // reads that follow see it disconnected, every time.
         drop(tx);
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while let Ok(Ok(Some(_))) = tokio::time::timeout_at(deadline, stream.message()).await {}
     }
 
     /// The whole read side of a game: the game, every event, the PGN.

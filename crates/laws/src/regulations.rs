@@ -56,7 +56,7 @@ pub enum DevicePenalty {
     DeductTime(i64),
 }
 
-/// What a touch the board's sensors saw means (CFG-SENSED-TOUCH). Sensors
+/// What a touch the board's sensors saw means (CFG-SENSED). Sensors
 /// see a lift, not a hand's intent: FIDE's "deliberately" (4.3) and an
 /// adjustment (4.2.1) are not observable, so by default a sensed touch is
 /// evidence for the arbiter. Online and hybrid games ignore it whatever
@@ -74,7 +74,8 @@ pub enum SensedTouches {
     Bind,
 }
 
-/// Whose clock times count when an e-board reports its clock (OCR 2.4:
+/// Whose clock times count when an e-board reports its clock (CFG-CLOCK,
+/// OCR 2.4:
 /// the regulations say in advance whether times come from the clocks
 /// connected to the e-boards or from the playing zone).
 #[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]

@@ -599,6 +599,35 @@ fn ocr_15_3_and_15_4_arbiter_corrections() {
     assert_eq!(s.rule_of_end(), RuleId::Ocr15_4);
 }
 
+#[test]
+fn fide_4_2b_a_sensed_touch_is_evidence_of_a_touch() {
+    use arbiter_chess::{Piece, Role};
+    use arbiter_laws::event::SensedTouch;
+    let mut s = S::otb("90+30", None);
+    let piece = Piece { color: W, role: Role::Knight };
+    let rs = s.ev(Event::TouchSensed { square: sq("b1"), piece, sensed: SensedTouch::FirstLift });
+    assert_eq!(rs[0].rule, RuleId::Fide4_2b);
+    assert!(
+        matches!(&rs[0].decision, Decision::TouchSensed { binding: false, would_allow, .. } if would_allow.len() == 2)
+    );
+}
+
+#[test]
+fn ocr_2_4_the_boards_clock_where_the_regulations_say_so() {
+    let mut r = regs("5+0", Mode::OverTheBoard, None);
+    r.clock_authority = arbiter_laws::regulations::ClockAuthority::Board;
+    let mut s = S::new(r);
+    let rs = s.ev(Event::BoardClockReading { white_ms: 4 * MIN, black_ms: 5 * MIN });
+    assert_eq!(rs[0].rule, RuleId::Ocr2_4);
+    assert_eq!(s.remaining(W), 4 * MIN);
+    let mut s = S::otb("5+0", None);
+    assert_rejected(
+        &mut s,
+        Event::BoardClockReading { white_ms: 4 * MIN, black_ms: 5 * MIN },
+        RuleId::Ocr2_4,
+    );
+}
+
 // ---------- Completeness ----------
 
 /// Rule ids no test of this file produces: A.5.2 and A.5.4 belong to
