@@ -76,7 +76,7 @@ fn a_sensed_touch_of_an_opponents_piece_binds_to_capture_it() {
     let mut s = bound("90+30");
     s.play("e4 d5");
     let rs = s.ev(sensed("d5", B, Role::Pawn, SensedTouch::OpponentPiece));
-    assert_eq!(evidence(&rs).0, true);
+    assert!(evidence(&rs).0, "the touch binds");
     assert_eq!(obligations(&rs), vec![vec!["exd5".to_string()]]);
     assert!(rs.iter().any(|r| r.rule == RuleId::Fide4_3b), "{rs:?}");
 }

@@ -605,12 +605,16 @@ pub(crate) struct Activity {
     last_ms: AtomicU64,
 }
 
+/// The two ends of a TCP connection (the local one as tonic saw it, if it
+/// did, and the peer): they name the connection while it is open.
+type Ends = (Option<SocketAddr>, SocketAddr);
+
 /// The activity of every connection open on one gRPC listener, found by
 /// its addresses (the two ends name a TCP connection while it is open).
 #[derive(Debug)]
 pub(crate) struct Calls {
     epoch: Instant,
-    open: Mutex<HashMap<(Option<SocketAddr>, SocketAddr), Arc<Activity>>>,
+    open: Mutex<HashMap<Ends, Arc<Activity>>>,
 }
 
 impl Calls {
