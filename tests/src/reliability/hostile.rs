@@ -223,11 +223,12 @@ impl fmt::Display for Report {
             "  events acknowledged {}, lost {}, duplicated {} ({} games verified); panics in the log: {}",
             self.acknowledged, self.lost, self.duplicated, self.games, self.panics
         )?;
+        // Each part ends with its verdict, without a line break.
         if let Some(ids) = &self.ids {
-            write!(f, "{ids}")?;
+            writeln!(f, "{ids}")?;
         }
         if let Some(flood) = &self.flood {
-            write!(f, "{flood}")?;
+            writeln!(f, "{flood}")?;
         }
         super::write_verdict(f, &self.failures)
     }
