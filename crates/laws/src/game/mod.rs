@@ -396,10 +396,15 @@ impl Game {
     /// over the board only), leaving aside a move the player must make for
     /// another reason.
     fn touch_obligation(&self) -> Option<Obligation> {
+        self.touch_obligation_of(&self.turn.touched)
+    }
+
+    /// The obligation touching `touched` (in order) on this move creates.
+    fn touch_obligation_of(&self, touched: &[Square]) -> Option<Obligation> {
         if self.regs.mode.is_online() {
             return None;
         }
-        crate::touch::obligation_with_bans(self.position(), &self.turn.touched, self.banned_castling_rooks())
+        crate::touch::obligation_with_bans(self.position(), touched, self.banned_castling_rooks())
     }
 
     /// The A.5.1.2 castling bans in force: the misplaced kings and rooks
@@ -798,10 +803,16 @@ impl Game {
     }
 
     fn obligation_ruling(&self, color: Color, o: &Obligation) -> Ruling {
+        let allowed = self.allowed_san(o);
+        Ruling::new(o.rule, Decision::Obligation { color, allowed, reason: o.reason.clone() })
+    }
+
+    /// The moves `o` allows, in SAN, sorted.
+    fn allowed_san(&self, o: &Obligation) -> Vec<String> {
         let pos = self.position();
         let mut allowed: Vec<String> = o.allowed.iter().map(|m| pos.san(*m)).collect();
         allowed.sort();
-        Ruling::new(o.rule, Decision::Obligation { color, allowed, reason: o.reason.clone() })
+        allowed
     }
 
     /// DEC-22: what the clock's move counter of `color` should show: the

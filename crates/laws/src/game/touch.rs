@@ -102,12 +102,9 @@ impl Game {
             if !touched.contains(&square) {
                 touched.push(square);
             }
-            crate::touch::obligation_with_bans(self.position(), &touched, self.banned_castling_rooks())
+            self.touch_obligation_of(&touched)
         };
-        let pos = self.position();
-        let mut would_allow: Vec<String> =
-            would.map(|o| o.allowed.iter().map(|m| pos.san(*m)).collect()).unwrap_or_default();
-        would_allow.sort();
+        let would_allow = would.map(|o| self.allowed_san(&o)).unwrap_or_default();
         let evidence = Decision::TouchSensed { color, square, sensed, binding: false, would_allow };
         Ok(vec![Ruling::new(RuleId::Fide4_2b, evidence)])
     }
