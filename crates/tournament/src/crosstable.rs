@@ -11,7 +11,7 @@
 use std::fmt;
 
 use arbiter_chess::Color;
-use arbiter_laws::scoring::{Points, Rating, Score};
+use arbiter_laws::scoring::{CalendarDate, Points, Rating, Score};
 
 /// A participant's start number: the TRF "starting rank", 1 to 9999.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -136,11 +136,13 @@ pub enum ByeKind {
 }
 
 impl ByeKind {
-    /// Whether the participant asked for this round off (C.07 16.2: a
-    /// requested bye is a "voluntary unplayed round").
+    /// Whether this bye is one C.07 16.1.1 counts as a "voluntary unplayed
+    /// round": the half-point and zero-point byes a participant asks for.
+    /// A full-point bye (awarded by the regulations) and the
+    /// pairing-allocated bye are not.
     #[must_use]
-    pub const fn is_requested(self) -> bool {
-        matches!(self, ByeKind::HalfPoint | ByeKind::FullPoint | ByeKind::ZeroPoint)
+    pub const fn is_voluntary(self) -> bool {
+        matches!(self, ByeKind::HalfPoint | ByeKind::ZeroPoint)
     }
 }
 
@@ -255,6 +257,36 @@ pub struct PointAdjustment {
     pub points: Points,
 }
 
+/// A participant's sex as TRF26 records it (`001` column 10: `m`, `w`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Sex {
+    /// `m`.
+    Male,
+    /// `w`.
+    Female,
+}
+
+/// A birth date as event files give it: often only the year (TRF26 `001`
+/// columns 70–79, `YYYY/MM/DD`; many files write `YYYY` alone).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BirthDate {
+    /// Only the year is known.
+    Year(u16),
+    /// The full date.
+    Date(CalendarDate),
+}
+
+impl BirthDate {
+    /// The year of birth.
+    #[must_use]
+    pub const fn year(self) -> u16 {
+        match self {
+            BirthDate::Year(y) => y,
+            BirthDate::Date(d) => d.year(),
+        }
+    }
+}
+
 /// A participant's identity and rounds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Participant {
@@ -268,6 +300,10 @@ pub struct Participant {
     pub federation: Option<String>,
     /// Title as TRF writes it (`GM`, `IM`, `WGM`, `g`, `m`...), if any.
     pub title: Option<String>,
+    /// Sex, if recorded.
+    pub sex: Option<Sex>,
+    /// Birth date or year, if recorded.
+    pub birth: Option<BirthDate>,
     /// One entry per round, round 1 first.
     pub rounds: Vec<RoundEntry>,
 }
@@ -283,6 +319,8 @@ impl Participant {
             rating: None,
             federation: None,
             title: None,
+            sex: None,
+            birth: None,
             rounds: Vec::new(),
         }
     }
@@ -452,13 +490,13 @@ impl Crosstable {
 /// Law 11.8 and the arbiter's adjusted results, which a crosstable records as
 /// each side's own score).
 fn outcomes_fit(a: Option<GameOutcome>, b: Option<GameOutcome>) -> bool {
-    match (a, b) {
-        (None, None) => true,
-        (Some(GameOutcome::Forfeit { .. }), Some(GameOutcome::Forfeit { .. })) => true,
-        (Some(GameOutcome::Played(_)), Some(GameOutcome::Played(_))) => true,
-        (Some(GameOutcome::UnderOneMove(_)), Some(GameOutcome::UnderOneMove(_))) => true,
-        _ => false,
-    }
+    matches!(
+        (a, b),
+        (None, None)
+            | (Some(GameOutcome::Forfeit { .. }), Some(GameOutcome::Forfeit { .. }))
+            | (Some(GameOutcome::Played(_)), Some(GameOutcome::Played(_)))
+            | (Some(GameOutcome::UnderOneMove(_)), Some(GameOutcome::UnderOneMove(_)))
+    )
 }
 
 #[cfg(test)]

@@ -14,3 +14,11 @@ pub use crosstable::{
     ByeKind, Crosstable, CrosstableError, GameOutcome, Participant, PointAdjustment, RoundEntry, RoundNumber,
     Scoring, StartNumber,
 };
+pub mod pairing;
+pub mod trf;
+
+pub use crosstable::{BirthDate, Sex};
+pub use pairing::{Board, PairingError, RoundPairings};
+pub use trf::{TrfError, TrfFile};
+pub mod standings;
+pub mod tiebreak;
