@@ -267,8 +267,16 @@ fn game(id: &str, regulations: pb::Regulations, start: bool) -> pb::CreateGameRe
         game_id: id.to_string(),
         event: "Golden Open".into(),
         round: "1".into(),
-        white: Some(pb::Player { name: "Weiss, Anna".into(), fide_id: "1000001".into() }),
-        black: Some(pb::Player { name: "Schwarz, Boris".into(), fide_id: "1000002".into() }),
+        white: Some(pb::Player {
+            name: "Weiss, Anna".into(),
+            fide_id: "1000001".into(),
+            ..Default::default()
+        }),
+        black: Some(pb::Player {
+            name: "Schwarz, Boris".into(),
+            fide_id: "1000002".into(),
+            ..Default::default()
+        }),
         regulations: Some(regulations),
         start,
         ..Default::default()

@@ -332,8 +332,16 @@ pub fn new_game(regulations: pb::Regulations, start: bool) -> pb::CreateGameRequ
     pb::CreateGameRequest {
         event: "Test Open".into(),
         round: "1".into(),
-        white: Some(pb::Player { name: "White, Player".into(), fide_id: String::new() }),
-        black: Some(pb::Player { name: "Black, Player".into(), fide_id: String::new() }),
+        white: Some(pb::Player {
+            name: "White, Player".into(),
+            fide_id: String::new(),
+            ..Default::default()
+        }),
+        black: Some(pb::Player {
+            name: "Black, Player".into(),
+            fide_id: String::new(),
+            ..Default::default()
+        }),
         regulations: Some(regulations),
         start,
         ..Default::default()

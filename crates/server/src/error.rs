@@ -78,6 +78,13 @@ pub enum ApiError {
     /// caused by a client's input.
     #[error("{0}")]
     Internal(String),
+    /// What was asked cannot be computed from the data as it stands (a
+    /// tie-break over unrated participants without a rating for them).
+    #[error("{0}")]
+    NotComputable(String),
+    /// A method the API declares that this build does not serve yet.
+    #[error("{0}")]
+    Unimplemented(String),
 }
 
 /// Why a request was aborted (the ErrorInfo reason of an `ABORTED` status).
@@ -167,6 +174,8 @@ impl ApiError {
             ApiError::NewerStoredFormat(_) => "STORED_FORMAT_NEWER",
             ApiError::BoardConnected(_) => "BOARD_CONNECTED",
             ApiError::Internal(_) => "INTERNAL",
+            ApiError::Unimplemented(_) => "NOT_IMPLEMENTED",
+            ApiError::NotComputable(_) => "NOT_COMPUTABLE",
         }
     }
 
@@ -197,6 +206,8 @@ impl ApiError {
             ApiError::TooLarge(_) | ApiError::ResourceExhausted { .. } => Code::ResourceExhausted,
             ApiError::NewerStoredFormat(_) | ApiError::BoardConnected(_) => Code::FailedPrecondition,
             ApiError::Internal(_) => Code::Internal,
+            ApiError::Unimplemented(_) => Code::Unimplemented,
+            ApiError::NotComputable(_) => Code::FailedPrecondition,
         }
     }
 }
@@ -321,6 +332,8 @@ impl From<StoreError> for ApiError {
             },
             StoreError::AlreadyExists(id) => ApiError::AlreadyExists(format!("games/{id}")),
             StoreError::NotFound(id) => ApiError::NotFound(format!("games/{id}")),
+            StoreError::ResourceExists(name) => ApiError::AlreadyExists(name),
+            StoreError::ResourceNotFound(name) => ApiError::NotFound(name),
             // The service turns this into its own refusal (with the limit);
             // reaching here means a caller forgot to.
             StoreError::TooManyOpen { .. } => ApiError::ResourceExhausted {

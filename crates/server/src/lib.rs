@@ -24,6 +24,7 @@ pub mod store;
 pub mod table;
 mod telemetry;
 pub mod throttle;
+pub mod tournament;
 pub mod view;
 
 use std::future::Future;

@@ -8,7 +8,7 @@ use arbiter_chess::pgn::{GameResult as PgnResult, PgnMove, WriteOptions, format_
 use arbiter_chess::{CastlingMode, FenOptions, Position};
 use arbiter_laws::article::Citation;
 use arbiter_laws::rule::RuleId;
-use arbiter_laws::ruling::Decision;
+use arbiter_laws::ruling::{Decision, EndCause};
 use arbiter_laws::time_control::TimeControl;
 use arbiter_proto::v1 as pb;
 
@@ -16,12 +16,37 @@ use crate::error::ApiError;
 use crate::store::EventRow;
 use crate::view::LoggedEvent;
 
+/// What a game's PGN says beyond the game itself when it belongs to a round
+/// of an event.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Seat {
+    /// The event's title (the `Event` tag), overriding the game's label.
+    pub event: String,
+    /// The `Site` tag (the event's city).
+    pub site: String,
+    /// The `Round` tag.
+    pub round: String,
+    /// The `Board` tag.
+    pub board: u16,
+    /// FIDE ratings (`WhiteElo`, `BlackElo`); 0 if unrated.
+    pub white_elo: u16,
+    pub black_elo: u16,
+}
+
 /// The PGN of `game`, given its whole event log.
 ///
 /// # Errors
 /// [`ApiError::Internal`] if the stored game cannot be written (a corrupt
 /// log).
 pub fn export(game: &pb::Game, events: &[EventRow]) -> Result<String, ApiError> {
+    export_seated(game, events, None)
+}
+
+/// The PGN of `game` as a game of a round (`seat`), or alone.
+///
+/// # Errors
+/// As [`export`].
+pub fn export_seated(game: &pb::Game, events: &[EventRow], seat: Option<&Seat>) -> Result<String, ApiError> {
     let regs = game.regulations.clone().unwrap_or_default();
     // A response's `time_control` is the service's PGN form; the tag is
     // standard PGN (DEC-26), with what the standard cannot say (a delay, an
@@ -115,16 +140,36 @@ pub fn export(game: &pb::Game, events: &[EventRow]) -> Result<String, ApiError> 
     let date = game.create_time.as_ref().map_or_else(|| "????.??.??".to_string(), |t| pgn_date(t.seconds));
     let white = game.white.as_ref().map_or("?", |p| p.name.as_str());
     let black = game.black.as_ref().map_or("?", |p| p.name.as_str());
+    let or_unknown = |text: &str| if text.is_empty() { "?".to_owned() } else { text.to_owned() };
+    let (event, site, round) = match seat {
+        Some(s) => (or_unknown(&s.event), or_unknown(&s.site), or_unknown(&s.round)),
+        None => (or_unknown(&game.event), "?".to_owned(), or_unknown(&game.round)),
+    };
     let mut tags: Vec<(&str, String)> = vec![
-        ("Event", if game.event.is_empty() { "?".into() } else { game.event.clone() }),
-        ("Site", "?".into()),
+        ("Event", event),
+        ("Site", site),
         ("Date", date),
-        ("Round", if game.round.is_empty() { "?".into() } else { game.round.clone() }),
+        ("Round", round),
         ("White", white.into()),
         ("Black", black.into()),
         ("Result", result.as_str().into()),
-        ("TimeControl", time_control_tag),
     ];
+    if let Some(s) = seat {
+        tags.push(("Board", s.board.to_string()));
+        for (tag, elo) in [("WhiteElo", s.white_elo), ("BlackElo", s.black_elo)] {
+            if elo > 0 {
+                tags.push((tag, elo.to_string()));
+            }
+        }
+    }
+    for (tag, player) in [("WhiteFideId", &game.white), ("BlackFideId", &game.black)] {
+        if let Some(p) = player
+            && !p.fide_id.is_empty()
+        {
+            tags.push((tag, p.fide_id.clone()));
+        }
+    }
+    tags.push(("TimeControl", time_control_tag));
     if let Some(exact) = exact_time_control {
         tags.push(("ArbiterTimeControl", exact));
     }
@@ -140,7 +185,12 @@ pub fn export(game: &pb::Game, events: &[EventRow]) -> Result<String, ApiError> 
             Ok(rule) => Citation(rule).to_string(),
             Err(_) => e.rule_id.clone(),
         };
-        tags.push(("Termination", format!("{} ({cited})", e.reason).replace('"', "'")));
+        // The standard value, which other programs read; the reason and
+        // the Article in a tag of the service's own.
+        if !e.termination.is_empty() {
+            tags.push(("Termination", e.termination.clone()));
+        }
+        tags.push(("ArbiterTermination", format!("{} ({cited})", e.reason).replace('"', "'")));
         if result == PgnResult::Unknown && e.result != "*" {
             // Scores PGN cannot write as a result (forfeits, adjusted
             // scores) are kept in a tag of their own.
@@ -155,6 +205,34 @@ pub fn export(game: &pb::Game, events: &[EventRow]) -> Result<String, ApiError> 
     }
     format_game(&tags, &start, &moves, result, WriteOptions::default())
         .map_err(|e| ApiError::Internal(format!("{}: cannot write PGN: {e}", game.name)))
+}
+
+/// The standard PGN `Termination` value (PGN standard 9.8.1) of a game's
+/// end: `normal` for the ends of Article 5 and 9 over the board, `time
+/// forfeit` for a flag (also when it is a draw because the opponent cannot
+/// checkmate), `abandoned` for a player who never came or did not come back,
+/// `rules infraction` for a loss imposed by the Laws or the arbiter for a
+/// breach, `adjudication` for a result the arbiter decided, and
+/// `unterminated` for an annulled game, which a new one replaces.
+#[must_use]
+pub fn termination(cause: EndCause) -> &'static str {
+    match cause {
+        EndCause::Checkmate
+        | EndCause::Stalemate
+        | EndCause::DeadPosition
+        | EndCause::FivefoldRepetition
+        | EndCause::SeventyFiveMoves
+        | EndCause::ThreefoldRepetition
+        | EndCause::FiftyMoves
+        | EndCause::Agreement
+        | EndCause::Resignation
+        | EndCause::IllegalPosition => "normal",
+        EndCause::Flag | EndCause::NoPossibleCheckmate => "time forfeit",
+        EndCause::DefaultTime | EndCause::NotReconnected => "abandoned",
+        EndCause::IllegalMoves | EndCause::ArbiterPenalty | EndCause::ElectronicDevice => "rules infraction",
+        EndCause::DeclaredByArbiter | EndCause::NoWinningAttempt => "adjudication",
+        EndCause::WrongInitialPosition | EndCause::ColoursReversed => "unterminated",
+    }
 }
 
 /// `YYYY.MM.DD` for Unix seconds (UTC).

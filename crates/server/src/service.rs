@@ -35,6 +35,8 @@ use crate::store::{
 use crate::table::{self, Act, TableHandle, wall_ms};
 use crate::view::LoggedEvent;
 
+mod events;
+
 /// Longest accepted request id.
 const MAX_REQUEST_ID: usize = 128;
 
@@ -480,6 +482,23 @@ impl Arbiter {
         game
     }
 
+    /// `game` with the e-board read for it and, for a game of a round, its
+    /// round, board and the players' start numbers.
+    async fn seated(&self, id: &str, game: pb::Game) -> Result<pb::Game, ApiError> {
+        use crate::store::tournament::TournamentStore;
+        let mut game = self.with_board(id, game);
+        if let Some(seat) = self.hall.store().round_of_game(id).await? {
+            game.round_name = format!("events/{}/rounds/{}", seat.tournament_id, seat.round);
+            game.board_number = i32::try_from(seat.board).unwrap_or(0);
+            for (player, number) in [(&mut game.white, seat.white), (&mut game.black, seat.black)] {
+                if let Some(p) = player {
+                    p.start_number = i32::try_from(number).unwrap_or(0);
+                }
+            }
+        }
+        Ok(game)
+    }
+
     async fn list_games_impl(
         &self,
         metadata: &MetadataMap,
@@ -507,7 +526,7 @@ impl Arbiter {
         let (rows, next_page_token) = page(rows, size, |r| r.id.clone());
         let mut games = Vec::with_capacity(rows.len());
         for row in &rows {
-            games.push(self.with_board(&row.id, to_proto::game(&self.hall.list_reading(row).await?)));
+            games.push(self.seated(&row.id, to_proto::game(&self.hall.list_reading(row).await?)).await?);
         }
         Ok(pb::ListGamesResponse { games, next_page_token })
     }
@@ -592,7 +611,7 @@ impl Arbiter {
                 (Some(table), Some(live), game)
             }
         };
-        let game = self.with_board(&id, game);
+        let game = self.seated(&id, game).await?;
         // A resume point beyond the log is the client's mistake (another
         // game's number, or a log it imagines): say so rather than wait for
         // events that will never come. The table may lag behind a write by
@@ -1160,6 +1179,125 @@ arbiter_service! {
         .await
     }
 
+    async fn create_event(&self, request: Request<pb::CreateEventRequest>) -> Reply<pb::CreateEventResponse> {
+        self.observe("create_event", async {
+            let (metadata, _, r) = request.into_parts();
+            self.create_event_impl(&metadata, r).await
+        })
+        .await
+    }
+
+    async fn get_event(&self, request: Request<pb::GetEventRequest>) -> Reply<pb::GetEventResponse> {
+        self.observe("get_event", async {
+            let (metadata, _, r) = request.into_parts();
+            self.get_event_impl(&metadata, r).await
+        })
+        .await
+    }
+
+    async fn list_events(&self, request: Request<pb::ListEventsRequest>) -> Reply<pb::ListEventsResponse> {
+        self.observe("list_events", async {
+            let (metadata, _, r) = request.into_parts();
+            self.list_tournaments_impl(&metadata, r).await
+        })
+        .await
+    }
+
+    async fn add_participants(&self, request: Request<pb::AddParticipantsRequest>) -> Reply<pb::AddParticipantsResponse> {
+        self.observe("add_participants", async {
+            let (metadata, _, r) = request.into_parts();
+            self.add_participants_impl(&metadata, r).await
+        })
+        .await
+    }
+
+    async fn adjust_points(&self, request: Request<pb::AdjustPointsRequest>) -> Reply<pb::AdjustPointsResponse> {
+        self.observe("adjust_points", async {
+            let (metadata, _, r) = request.into_parts();
+            self.adjust_points_impl(&metadata, r).await
+        })
+        .await
+    }
+
+    async fn create_round(&self, request: Request<pb::CreateRoundRequest>) -> Reply<pb::CreateRoundResponse> {
+        self.observe("create_round", async {
+            let (metadata, _, r) = request.into_parts();
+            self.create_round_impl(&metadata, r).await
+        })
+        .await
+    }
+
+    async fn get_round(&self, request: Request<pb::GetRoundRequest>) -> Reply<pb::GetRoundResponse> {
+        self.observe("get_round", async {
+            let (metadata, _, r) = request.into_parts();
+            self.get_round_impl(&metadata, r).await
+        })
+        .await
+    }
+
+    async fn list_rounds(&self, request: Request<pb::ListRoundsRequest>) -> Reply<pb::ListRoundsResponse> {
+        self.observe("list_rounds", async {
+            let (metadata, _, r) = request.into_parts();
+            self.list_rounds_impl(&metadata, r).await
+        })
+        .await
+    }
+
+    async fn start_round(&self, request: Request<pb::StartRoundRequest>) -> Reply<pb::StartRoundResponse> {
+        self.observe("start_round", async {
+            let (metadata, _, r) = request.into_parts();
+            self.start_round_impl(&metadata, r).await
+        })
+        .await
+    }
+
+    async fn get_standings(&self, request: Request<pb::GetStandingsRequest>) -> Reply<pb::GetStandingsResponse> {
+        self.observe("get_standings", async {
+            let (metadata, _, r) = request.into_parts();
+            self.get_standings_impl(&metadata, r).await
+        })
+        .await
+    }
+
+    async fn export_trf(&self, request: Request<pb::ExportTrfRequest>) -> Reply<pb::ExportTrfResponse> {
+        self.observe("export_trf", async {
+            let (metadata, _, r) = request.into_parts();
+            self.export_trf_impl(&metadata, r).await
+        })
+        .await
+    }
+
+    async fn export_round_pgn(&self, request: Request<pb::ExportRoundPgnRequest>) -> Reply<pb::ExportRoundPgnResponse> {
+        self.observe("export_round_pgn", async {
+            let (metadata, _, r) = request.into_parts();
+            self.export_round_pgn_impl(&metadata, r).await
+        })
+        .await
+    }
+
+    type WatchRoundStream = ReceiverStream<Result<pb::WatchRoundResponse, Status>>;
+
+    async fn watch_round(&self, request: Request<pb::WatchRoundRequest>) -> Reply<Self::WatchRoundStream> {
+        self.observe("watch_round", async {
+            let (metadata, _, _) = request.into_parts();
+            self.auth.authenticate(&metadata).await?;
+            Err(ApiError::Unimplemented("WatchRound is not served by this build yet".into()))
+        })
+        .await
+    }
+
+    async fn acknowledge_alert(
+        &self,
+        request: Request<pb::AcknowledgeAlertRequest>,
+    ) -> Reply<pb::AcknowledgeAlertResponse> {
+        self.observe("acknowledge_alert", async {
+            let (metadata, _, _) = request.into_parts();
+            self.auth.authenticate(&metadata).await?;
+            Err(ApiError::Unimplemented("AcknowledgeAlert is not served by this build yet".into()))
+        })
+        .await
+    }
+
     type ConnectBoardStream = ReceiverStream<Result<pb::ConnectBoardResponse, Status>>;
 
     async fn connect_board(
@@ -1183,7 +1321,7 @@ arbiter_service! {
         self.observe("get_game", async {
             let (metadata, _, r) = request.into_parts();
             let (id, game) = self.read_game(&metadata, &r.name).await?;
-            Ok(pb::GetGameResponse { game: Some(self.with_board(&id, game)) })
+            Ok(pb::GetGameResponse { game: Some(self.seated(&id, game).await?) })
         })
         .await
     }

@@ -965,6 +965,132 @@ async fn views<S: EventStore + Clone + 'static>(store: &S) {
     assert!(store.games_without_view("", 10).await.unwrap().is_empty());
 }
 
+fn tournament(id: &str, version: i64, spec: &str) -> tournament::TournamentRow {
+    tournament::TournamentRow {
+        id: id.to_owned(),
+        creator: "arbiter:a1".to_owned(),
+        created_wall_ms: 1_700_000_000_000,
+        updated_wall_ms: 1_700_000_000_000 + version,
+        version,
+        format: 1,
+        spec_json: spec.to_owned(),
+    }
+}
+
+fn round_row(tournament_id: &str, number: i64) -> tournament::RoundRow {
+    tournament::RoundRow {
+        tournament_id: tournament_id.to_owned(),
+        number,
+        created_wall_ms: 1_700_000_000_000,
+        started_wall_ms: None,
+        format: 1,
+        spec_json: format!(r#"{{"round":{number}}}"#),
+    }
+}
+
+fn round_game(id: &str, board: i64) -> tournament::RoundGame {
+    tournament::RoundGame { board, white: 2 * board - 1, black: 2 * board, game: game(id) }
+}
+
+/// Tournaments: created once (by id and by request id), changed only by
+/// compare-and-set on their version.
+async fn tournaments<S: tournament::TournamentStore>(store: &S) {
+    let asked = origin("arbiter:a1 create_event", "sha-1");
+    store.create_tournament(&tournament("open", 1, "v1"), Some(("r1", &asked))).await.unwrap();
+    assert_eq!(store.tournament("open").await.unwrap(), Some(tournament("open", 1, "v1")));
+    // The id is taken; the request id is taken in its scope (a retry).
+    assert!(matches!(
+        store.create_tournament(&tournament("open", 1, "v1"), None).await,
+        Err(StoreError::ResourceExists(name)) if name == "events/open"
+    ));
+    assert!(matches!(
+        store.create_tournament(&tournament("other", 1, "x"), Some(("r1", &asked))).await,
+        Err(StoreError::DuplicateRequest { .. })
+    ));
+    assert_eq!(store.tournament("other").await.unwrap(), None, "a refused creation leaves nothing");
+    let found = store.tournament_request("arbiter:a1 create_event", "r1").await.unwrap().unwrap();
+    assert_eq!((found.sha256.as_str(), found.target.as_str()), ("sha-1", "events/open"));
+    assert!(store.tournament_request("service:s1 create_event", "r1").await.unwrap().is_none());
+    assert!(matches!(
+        store.create_tournament(&tournament("v2", 2, "x"), None).await,
+        Err(StoreError::Invalid(_))
+    ));
+
+    // Compare-and-set: version 2 once; a second writer of version 2 loses.
+    store.update_tournament(&tournament("open", 2, "v2"), None).await.unwrap();
+    assert!(matches!(
+        store.update_tournament(&tournament("open", 2, "other v2"), None).await,
+        Err(StoreError::Conflict { .. })
+    ));
+    assert_eq!(store.tournament("open").await.unwrap().unwrap().spec_json, "v2");
+    assert!(matches!(
+        store.update_tournament(&tournament("nope", 2, "x"), None).await,
+        Err(StoreError::ResourceNotFound(name)) if name == "events/nope"
+    ));
+
+    store.create_tournament(&tournament("blitz", 1, "b"), None).await.unwrap();
+    let ids = |rows: Vec<tournament::TournamentRow>| rows.into_iter().map(|r| r.id).collect::<Vec<_>>();
+    assert_eq!(ids(store.list_tournaments(None, 10).await.unwrap()), ["blitz", "open"]);
+    assert_eq!(ids(store.list_tournaments(Some("blitz"), 10).await.unwrap()), ["open"]);
+    assert_eq!(ids(store.list_tournaments(None, 1).await.unwrap()), ["blitz"]);
+}
+
+/// A round and its games are created together or not at all; its start is
+/// recorded once.
+async fn rounds<S: tournament::TournamentStore + EventStore>(store: &S) {
+    store.create_tournament(&tournament("swiss", 1, "s"), None).await.unwrap();
+    let games = [round_game("swiss-r1-b1", 1), round_game("swiss-r1-b2", 2)];
+    let asked = origin("arbiter:a1 create_round", "sha-r1");
+    store.create_round(&round_row("swiss", 1), &games, Some(("q1", &asked))).await.unwrap();
+    assert_eq!(store.round("swiss", 1).await.unwrap(), Some(round_row("swiss", 1)));
+    assert_eq!(store.game("swiss-r1-b2").await.unwrap().unwrap().status, GameStatus::Pending);
+    let seat = store.round_of_game("swiss-r1-b2").await.unwrap().unwrap();
+    assert_eq!(
+        (seat.tournament_id.as_str(), seat.round, seat.board, seat.white, seat.black),
+        ("swiss", 1, 2, 3, 4)
+    );
+    assert!(store.round_of_game("nope").await.unwrap().is_none());
+    let found = store.tournament_request("arbiter:a1 create_round", "q1").await.unwrap().unwrap();
+    assert_eq!(found.target, "events/swiss/rounds/1");
+
+    // Round 1 again: refused, nothing written (its games are not created
+    // twice, the new game of the refused round does not exist).
+    let again = [round_game("swiss-r1-b3", 3)];
+    assert!(matches!(
+        store.create_round(&round_row("swiss", 1), &again, None).await,
+        Err(StoreError::ResourceExists(name)) if name == "events/swiss/rounds/1"
+    ));
+    assert!(store.game("swiss-r1-b3").await.unwrap().is_none());
+    // A retry of the first creation is told it is a duplicate.
+    assert!(matches!(
+        store.create_round(&round_row("swiss", 1), &games, Some(("q1", &asked))).await,
+        Err(StoreError::DuplicateRequest { .. })
+    ));
+    // Round 2 whose second game's id is taken: the round and its first game
+    // are rolled back with it.
+    let clash = [round_game("swiss-r2-b1", 1), round_game("swiss-r1-b1", 2)];
+    assert!(matches!(
+        store.create_round(&round_row("swiss", 2), &clash, None).await,
+        Err(StoreError::AlreadyExists(id)) if id == "swiss-r1-b1"
+    ));
+    assert_eq!(store.round("swiss", 2).await.unwrap(), None);
+    assert!(store.game("swiss-r2-b1").await.unwrap().is_none());
+    // A round of an unknown tournament.
+    assert!(matches!(
+        store.create_round(&round_row("nope", 1), &[], None).await,
+        Err(StoreError::ResourceNotFound(name)) if name == "events/nope"
+    ));
+
+    store.create_round(&round_row("swiss", 2), &[round_game("swiss-r2-b1", 1)], None).await.unwrap();
+    let numbers: Vec<i64> = store.rounds("swiss").await.unwrap().into_iter().map(|r| r.number).collect();
+    assert_eq!(numbers, [1, 2]);
+    // The first start stands.
+    assert_eq!(store.start_round("swiss", 1, 5_000).await.unwrap(), 5_000);
+    assert_eq!(store.start_round("swiss", 1, 9_000).await.unwrap(), 5_000);
+    assert_eq!(store.round("swiss", 1).await.unwrap().unwrap().started_wall_ms, Some(5_000));
+    assert!(matches!(store.start_round("swiss", 9, 1).await, Err(StoreError::ResourceNotFound(_))));
+}
+
 macro_rules! conformance {
     ($backend:ident, $open:expr) => {
         mod $backend {
@@ -975,7 +1101,8 @@ macro_rules! conformance {
                 concurrent_same_seq_one_wins, duplicate_request_in_game, same_request_in_other_games,
                 invalid_appends, unknown_game, mixed_batch, events_paging, list_games_filters, in_play, creation_cap,
                 tokens, meta, many_concurrent_appends, subscribe_sees_appends, heartbeats, views,
-                request_scopes, creation_requests, list_games_max_page, player_token_revocations);
+                request_scopes, creation_requests, list_games_max_page, player_token_revocations, tournaments,
+                rounds);
         }
     };
     (@tests $open:expr; $($check:ident),* $(,)?) => {

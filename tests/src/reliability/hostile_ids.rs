@@ -127,8 +127,16 @@ fn creation(caller: usize, id: &str, start: bool, time_control: &str) -> pb::Cre
         request_id: id.to_owned(),
         event: format!("caller {caller}"),
         round: id.to_owned(),
-        white: Some(pb::Player { name: format!("White of {caller}"), fide_id: String::new() }),
-        black: Some(pb::Player { name: format!("Black of {caller}"), fide_id: String::new() }),
+        white: Some(pb::Player {
+            name: format!("White of {caller}"),
+            fide_id: String::new(),
+            ..Default::default()
+        }),
+        black: Some(pb::Player {
+            name: format!("Black of {caller}"),
+            fide_id: String::new(),
+            ..Default::default()
+        }),
         regulations: Some(pb::Regulations {
             time_control: time_control.to_owned(),
             mode: pb::Mode::Online as i32,

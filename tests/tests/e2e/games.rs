@@ -73,7 +73,8 @@ async fn online_game_to_checkmate_with_player_tokens() {
     assert_eq!(parsed.tag("Result"), Some("1-0"));
     assert_eq!(parsed.tag("White"), Some("White, Player"));
     assert_eq!(parsed.tag("Event"), Some("Test Open"));
-    assert!(parsed.tag("Termination").is_some_and(|t| t.contains("FIDE-5.1.1")), "{pgn}");
+    assert_eq!(parsed.tag("Termination"), Some("normal"), "{pgn}");
+    assert!(parsed.tag("ArbiterTermination").is_some_and(|t| t.contains("FIDE-5.1.1")), "{pgn}");
     // Every completed move has its clock: what the MOVE_COMPLETED ruling said.
     for (i, event) in events[1..7].iter().enumerate() {
         let left: u64 = expect_ruling(event, "MOVE_COMPLETED").facts["remaining_ms"].parse().unwrap();

@@ -116,7 +116,8 @@ async fn the_same_caller_reusing_an_id_for_another_creation_is_refused() {
     s1.create_game(creation("rq-a", "5+3", "create-xyz", false)).await.unwrap();
 
     let mut other = creation("rq-other", "90+30", "create-xyz", true);
-    other.white = Some(pb::Player { name: "Someone Else".into(), fide_id: String::new() });
+    other.white =
+        Some(pb::Player { name: "Someone Else".into(), fide_id: String::new(), ..Default::default() });
     let status = expect_reason(s1.create_game(other).await, Code::AlreadyExists, "REQUEST_ID_REUSED");
     assert!(status.message().contains("create-xyz"), "{status:?}");
     expect_code(arbiter.get_game(pb::GetGameRequest { name: "games/rq-other".into() }).await, Code::NotFound);
@@ -272,7 +273,7 @@ async fn names_that_would_display_spoofed_are_refused() {
         "Esc\u{1b}[31m",
     ] {
         let mut request = new_game(regulations("5+3", pb::Mode::Online), false);
-        request.white = Some(pb::Player { name: bad.into(), fide_id: String::new() });
+        request.white = Some(pb::Player { name: bad.into(), fide_id: String::new(), ..Default::default() });
         let status = expect_bad_field(arbiter.create_game(request).await, "white.name");
         let violation = &status.get_details_bad_request().unwrap().field_violations[0];
         assert!(violation.description.contains("U+"), "{bad:?}: {violation:?}");
@@ -283,7 +284,7 @@ async fn names_that_would_display_spoofed_are_refused() {
     for good in ["Magnus Carlsen", "丁立人", "Ян Непомнящий", "محمد", "Zoë O'Brien-Łukasz", "♔ 🎉"]
     {
         let mut request = new_game(regulations("5+3", pb::Mode::Online), false);
-        request.black = Some(pb::Player { name: good.into(), fide_id: String::new() });
+        request.black = Some(pb::Player { name: good.into(), fide_id: String::new(), ..Default::default() });
         let created = arbiter.create_game(request).await.unwrap_or_else(|e| panic!("{good:?}: {e:?}"));
         assert_eq!(created.into_inner().game.unwrap().black.unwrap().name, good);
     }

@@ -847,6 +847,7 @@ fn game_over_ruling() {
             rule_id: "FIDE-5.1.1".to_owned(),
             armageddon_winner: pb::Color::Black as i32,
             article: Some(pb::Article { number: "5.1.1".into(), rulebook: pb::Rulebook::LawsOfChess as i32 }),
+            termination: "normal".to_owned(),
         }
     );
 }

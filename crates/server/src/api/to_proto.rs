@@ -202,6 +202,7 @@ pub fn game_end_to_proto(e: &GameEnd) -> pb::GameEnd {
         rule_id: e.rule.as_str().to_owned(),
         armageddon_winner: optional_color_to_proto(e.armageddon_winner),
         article: article_to_proto(e.rule),
+        termination: crate::pgn::termination(e.cause).to_owned(),
     }
 }
 
@@ -245,6 +246,9 @@ pub fn game(g: &GameReading) -> pb::Game {
         category: category_to_proto(regs.category()),
         // Known to the service, not to a reading (see `crate::board`).
         board: None,
+        // Known to the store's round index (see `crate::service::events`).
+        round_name: String::new(),
+        board_number: 0,
     }
 }
 
@@ -267,7 +271,7 @@ pub fn event(e: &LoggedEvent) -> pb::GameEvent {
 }
 
 fn player(p: &PlayerSpec) -> pb::Player {
-    pb::Player { name: p.name.clone(), fide_id: p.fide_id.clone() }
+    pb::Player { name: p.name.clone(), fide_id: p.fide_id.clone(), ..pb::Player::default() }
 }
 
 /// Clocks read at `read_wall_ms`.

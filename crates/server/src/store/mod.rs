@@ -20,6 +20,7 @@
 
 pub mod postgres;
 pub mod sqlite;
+pub mod tournament;
 
 use std::future::Future;
 use std::time::Duration;
@@ -407,6 +408,12 @@ pub enum StoreError {
     /// No such game.
     #[error("game {0} not found")]
     NotFound(String),
+    /// A tournament or round with this resource name already exists.
+    #[error("{0} already exists")]
+    ResourceExists(String),
+    /// No tournament or round with this resource name.
+    #[error("{0} not found")]
+    ResourceNotFound(String),
     /// The game's creator already has `open` games pending or in progress,
     /// the most [`EventStore::create_game_capped`] allows: nothing was
     /// written.

@@ -154,6 +154,8 @@ const RECONNECT_DELAYS: (Duration, Duration) = (Duration::from_millis(100), Dura
 /// starting together do not race.
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("migrations/postgres");
 
+mod tournament;
+
 /// PostgreSQL error codes (SQLSTATE) that the store tells apart.
 mod code {
     /// `unique_violation`.
@@ -173,6 +175,9 @@ mod constraint {
     pub const CREATION_REQUESTS_PKEY: &str = "creation_requests_pkey";
     pub const TOKENS_PKEY: &str = "tokens_pkey";
     pub const REVOCATIONS_REQUEST: &str = "player_token_revocations_request";
+    pub const TOURNAMENTS_PKEY: &str = "tournaments_pkey";
+    pub const ROUNDS_PKEY: &str = "rounds_pkey";
+    pub const TOURNAMENT_REQUESTS_PKEY: &str = "tournament_requests_pkey";
 }
 
 /// The columns of a [`GameRow`], in the order [`game_from_row`] reads them.
@@ -348,29 +353,7 @@ impl PostgresStore {
                 return Err(StoreError::TooManyOpen { creator: creator.clone(), open });
             }
         }
-        let inserted = sqlx::query(concat!(
-            "INSERT INTO games (",
-            game_columns!(),
-            ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
-        ))
-        .bind(game.id.as_str())
-        .bind(game.request_id.as_deref())
-        .bind(game.created_wall_ms)
-        .bind(game.event_name.as_str())
-        .bind(game.round.as_str())
-        .bind(game.white.as_str())
-        .bind(game.black.as_str())
-        .bind(game.spec_json.as_str())
-        .bind(game.status.as_str())
-        .bind(game.result.as_deref())
-        .bind(game.last_seq)
-        .bind(game.updated_wall_ms)
-        .bind(game.spec_format)
-        .bind(game.view.as_ref().map(|v| v.json.as_str()))
-        .bind(game.view.as_ref().map(|v| v.format))
-        .bind(game.creator.as_deref())
-        .execute(&mut *tx)
-        .await;
+        let inserted = insert_game_row(&mut tx, game).await;
         let Err(e) = inserted else {
             let Some((request_id, origin)) = request else {
                 return tx.commit().await.map_err(classify);
@@ -1278,6 +1261,37 @@ fn forward(appended: &broadcast::Sender<(String, i64)>, notification: &PgNotific
 }
 
 /// The violated constraint of a unique violation.
+/// Inserts a new game's row (one statement; the caller owns the
+/// transaction and tells the errors apart).
+async fn insert_game_row(
+    conn: &mut sqlx::PgConnection,
+    game: &GameRow,
+) -> Result<sqlx::postgres::PgQueryResult, sqlx::Error> {
+    sqlx::query(concat!(
+        "INSERT INTO games (",
+        game_columns!(),
+        ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
+    ))
+    .bind(game.id.as_str())
+    .bind(game.request_id.as_deref())
+    .bind(game.created_wall_ms)
+    .bind(game.event_name.as_str())
+    .bind(game.round.as_str())
+    .bind(game.white.as_str())
+    .bind(game.black.as_str())
+    .bind(game.spec_json.as_str())
+    .bind(game.status.as_str())
+    .bind(game.result.as_deref())
+    .bind(game.last_seq)
+    .bind(game.updated_wall_ms)
+    .bind(game.spec_format)
+    .bind(game.view.as_ref().map(|v| v.json.as_str()))
+    .bind(game.view.as_ref().map(|v| v.format))
+    .bind(game.creator.as_deref())
+    .execute(conn)
+    .await
+}
+
 fn unique_violation(e: &sqlx::Error) -> Option<&str> {
     let db = e.as_database_error()?;
     if db.code().as_deref() == Some(code::UNIQUE) { db.constraint() } else { None }

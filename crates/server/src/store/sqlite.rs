@@ -61,6 +61,8 @@ use super::{
     TokenRow, UnknownStatus, stored_view, validate_append,
 };
 
+mod tournament;
+
 /// The most jobs committed in one transaction. Large enough to amortise the
 /// commit's `fsync` over a thousand busy games, small enough that one batch
 /// stays a few milliseconds of work, which bounds the latency of the jobs
@@ -671,6 +673,8 @@ enum Work {
         replica_id: String,
         now_wall_ms: i64,
     },
+    /// A write of a tournament or round (see `tournament`).
+    Tournament(tournament::TournamentWrite),
 }
 
 /// Where a job's answer goes. Every job produces a `String` internally (the
@@ -931,6 +935,7 @@ async fn apply(conn: &mut SqliteConnection, work: &Work) -> Result<String, Store
         Work::Heartbeat { replica_id, now_wall_ms } => {
             apply_heartbeat(conn, replica_id, *now_wall_ms).await.map(|()| String::new())
         }
+        Work::Tournament(write) => tournament::apply(conn, write).await,
     }
 }
 
