@@ -99,6 +99,12 @@ pub enum Command {
     /// Games: create, list, show, watch, export, start.
     #[command(subcommand)]
     Game(GameCommand),
+    /// Events (tournaments): create, show, list, standings, TRF, point adjustments.
+    #[command(subcommand)]
+    Event(EventCommand),
+    /// Rounds of an event: create from a pairing list, start all clocks, show, PGN.
+    #[command(subcommand)]
+    Round(RoundCommand),
     /// The players' acts (`move`, `touch`, `press`, ...), listed here as
     /// commands of their own.
     #[command(flatten)]
@@ -896,15 +902,6 @@ pub struct CreateArgs {
     /// Black's FIDE id.
     #[arg(long, value_name = "ID")]
     pub black_fide_id: Option<String>,
-    /// The time control, base in minutes and increment in seconds whatever the numbers: `5+3` or
-    /// `5|3`, `90+30`; other units when written: `90s+0`, `1h30+30s`; periods `40/90+30, 30+30`;
-    /// delays `5 d3` (simple), `5 b3` (Bronstein); `White 5+2@61; Black 4+2@61`; the PGN form in
-    /// seconds only with `pgn:` (`pgn:40/5400+30:1800+30`).
-    #[arg(long, visible_alias = "tc", value_name = "TC", value_parser = time_control_arg)]
-    pub time_control: TimeControlArg,
-    /// How moves reach the service.
-    #[arg(long, value_enum, default_value = "otb")]
-    pub mode: ModeArg,
     /// The event (tournament) name.
     #[arg(long)]
     pub event: Option<String>,
@@ -917,6 +914,23 @@ pub struct CreateArgs {
     /// Start the clocks at once (otherwise `arbiter game start`).
     #[arg(long)]
     pub start: bool,
+    /// The regulations.
+    #[command(flatten)]
+    pub regulations: RegulationArgs,
+}
+
+/// The regulations of a game, or of every game of an event.
+#[derive(Debug, Args)]
+pub struct RegulationArgs {
+    /// The time control, base in minutes and increment in seconds whatever the numbers: `5+3` or
+    /// `5|3`, `90+30`; other units when written: `90s+0`, `1h30+30s`; periods `40/90+30, 30+30`;
+    /// delays `5 d3` (simple), `5 b3` (Bronstein); `White 5+2@61; Black 4+2@61`; the PGN form in
+    /// seconds only with `pgn:` (`pgn:40/5400+30:1800+30`).
+    #[arg(long, visible_alias = "tc", value_name = "TC", value_parser = time_control_arg)]
+    pub time_control: TimeControlArg,
+    /// How moves reach the service.
+    #[arg(long, value_enum, default_value = "otb")]
+    pub mode: ModeArg,
     /// Chess960 (Guidelines II); give the position with --fen.
     #[arg(long)]
     pub chess960: bool,
@@ -972,6 +986,42 @@ pub struct CreateArgs {
     /// Whose clock counts when an e-board reports its clock (OCR 2.4; default: the service's).
     #[arg(long, value_enum, value_name = "CLOCK")]
     pub clock_authority: Option<ClockAuthorityArg>,
+}
+
+impl RegulationArgs {
+    /// The regulations as the API takes them.
+    #[must_use]
+    pub fn to_proto(&self) -> pb::Regulations {
+        let a = self;
+        pb::Regulations {
+            mode: pb::Mode::from(a.mode) as i32,
+            time_control: String::new(),
+            category: a.category.map_or(pb::Category::Unspecified, pb::Category::from) as i32,
+            regime: a.regime.map_or(pb::Regime::Unspecified, pb::Regime::from) as i32,
+            penalty_ms: a.penalty,
+            default_time_ms: a.default_time,
+            no_draw_offers_before_move: a.no_draw_offers_before.unwrap_or(0),
+            draw_offers_need_arbiter: a.draw_offers_need_arbiter,
+            guidelines_iii: a.guidelines_iii,
+            device_penalty_deduct_ms: a.device_penalty.unwrap_or(0),
+            chess960: a.chess960,
+            start_fen: a.fen.clone().unwrap_or_default(),
+            armageddon: a.armageddon,
+            automatic_draws: a.automatic_draws,
+            cn_draw_alternation: a.cn_draw_alternation,
+            cn_grade_scoring: false,
+            max_lag_compensation_ms: a.max_lag.unwrap_or(0),
+            reconnect_window_ms: a.reconnect_window,
+            entered_after_the_fact: a.entered_after_the_fact,
+            time_control_form: Some(a.time_control.to_proto()),
+            sensed_touches: a.sensed_touches.map_or(pb::SensedTouches::Unspecified, pb::SensedTouches::from)
+                as i32,
+            clock_authority: a
+                .clock_authority
+                .map_or(pb::ClockAuthority::Unspecified, pb::ClockAuthority::from)
+                as i32,
+        }
+    }
 }
 
 /// What a touch sensed by an e-board means.
@@ -1165,7 +1215,7 @@ mod tests {
         let cli =
             Cli::try_parse_from(["arbiter", "game", "create", "--white", "A", "--black", "B", "--tc", tc])?;
         match cli.command {
-            Command::Game(GameCommand::Create(a)) => Ok(a.time_control),
+            Command::Game(GameCommand::Create(a)) => Ok(a.regulations.time_control),
             other => panic!("{other:?}"),
         }
     }
@@ -1271,4 +1321,200 @@ mod tests {
             }
         }
     }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum EventCommand {
+    /// Create an event: its regulations (the flags of `game create`), scoring, tie-breaks and
+    /// participants, once for all its games.
+    #[command(after_help = "Examples:\n  \
+        arbiter event create --id club-open --title \"Club Open 2026\" --tc 90+30 \\\n      \
+        --players players.trf --rounds 5 --tie-breaks BH/C1,BH,SB,DE,WIN\n  \
+        arbiter event create --id blitz --title \"Friday Blitz\" --tc 3+2 --players players.csv \\\n      \
+        --tie-breaks \"DE,BH/M1\" --edition 2024 --grade-points\n\n\
+        Players: a TRF file (its 001 records), or CSV lines\n\
+        `start number,name,rating,FIDE id,federation,title,sex,birth,K,grade points`\n\
+        (only the first two are required; a first line starting with a letter is a header).\n\
+        Tie-breaks: FIDE acronyms of C.07 with modifiers: BH/C1 (Cut-1), SB/M1 (Median-1),\n\
+        ARO/C1, PS/C1, KS/L+1 (limit in half-points), DE, WIN, WON, BPG, BWG, REP, AOB, FB,\n\
+        TPR, PTP, APRO, APPO, and from 2026 STD, TPN, RTNG.")]
+    Create(Box<EventCreateArgs>),
+    /// Show an event: its settings and participants.
+    #[command(after_help = "Example:\n  arbiter event show club-open")]
+    Show(EventArg),
+    /// List events.
+    #[command(after_help = "Example:\n  arbiter event list")]
+    List,
+    /// The standings after a round: points, tie-breaks, rating changes, CN-16 grade points.
+    #[command(
+        after_help = "Examples:\n  arbiter event standings club-open\n  arbiter event standings club-open --round 3"
+    )]
+    Standings(EventRoundArg),
+    /// The event as a TRF26 file (for the pairing engine or the rating report).
+    #[command(after_help = "Examples:\n  arbiter event trf club-open > club-open.trf\n  \
+        bbpPairings.exe --dutch club-open.trf -p round4.txt")]
+    Trf(EventRoundArg),
+    /// Arbiter: give or take points outside a game's result (Law 12.9.5 after the game; TRF 299).
+    #[command(
+        after_help = "Example:\n  arbiter event adjust club-open --player 7 --points -1/2 --round 3 --reason \"12.9.5: ...\""
+    )]
+    Adjust(AdjustArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct EventArg {
+    /// The event id (or `events/ID`).
+    pub event: String,
+}
+
+#[derive(Debug, Args)]
+pub struct EventRoundArg {
+    /// The event id (or `events/ID`).
+    pub event: String,
+    /// After this round (default: the last).
+    #[arg(long, default_value_t = 0)]
+    pub round: i32,
+}
+
+#[derive(Debug, Args)]
+pub struct AdjustArgs {
+    /// The event id.
+    pub event: String,
+    /// The participant's start number.
+    #[arg(long)]
+    pub player: i32,
+    /// Points added, negative to take away: `1`, `-1/2`, `+1.5`.
+    #[arg(long, allow_hyphen_values = true, value_parser = parse::half_points)]
+    pub points: i32,
+    /// The round it belongs to (default: the event as a whole).
+    #[arg(long, default_value_t = 0)]
+    pub round: i32,
+    /// Why: the Article or regulation and the facts.
+    #[arg(long)]
+    pub reason: String,
+}
+
+#[derive(Debug, Args)]
+pub struct EventCreateArgs {
+    /// The event id (`[a-z0-9-]`, at most 40, starting with a letter); the service picks one otherwise.
+    #[arg(long)]
+    pub id: Option<String>,
+    /// The title (TRF 012, PGN `Event`).
+    #[arg(long)]
+    pub title: String,
+    /// The participants: a TRF file or CSV (see below).
+    #[arg(long, value_name = "FILE")]
+    pub players: Option<PathBuf>,
+    /// The number of rounds planned.
+    #[arg(long, default_value_t = 0)]
+    pub rounds: i32,
+    /// The tie-breaks in order, comma-separated FIDE acronyms (see below).
+    #[arg(long, value_name = "LIST", value_parser = parse::tie_breaks)]
+    pub tie_breaks: Option<Vec<pb::TieBreak>>,
+    /// The edition of the Tie-Break Regulations (default: in force on the start date).
+    #[arg(long, value_enum)]
+    pub edition: Option<EditionArg>,
+    /// Points per result in half-points, `win,draw,loss` (default Law 10.1: 2,1,0).
+    #[arg(long, value_name = "W,D,L", value_parser = parse::scoring)]
+    pub scoring: Option<pb::Scoring>,
+    /// Compute the CN-16 grade points of the Chinese rules in the standings.
+    #[arg(long)]
+    pub grade_points: bool,
+    /// The rating given to unrated participants for rating-based tie-breaks.
+    #[arg(long, default_value_t = 0)]
+    pub unrated_rating: i32,
+    /// Pre-determined pairings (round robin): C.07 15.2 for unplayed games.
+    #[arg(long)]
+    pub round_robin: bool,
+    /// Count forfeits in Direct Encounter (C.07 6.1.1).
+    #[arg(long)]
+    pub forfeits_in_direct_encounter: bool,
+    /// The city (TRF 022, PGN `Site`).
+    #[arg(long, default_value = "")]
+    pub city: String,
+    /// The host federation (TRF 032).
+    #[arg(long, default_value = "")]
+    pub federation: String,
+    /// The first day, `YYYY/MM/DD`.
+    #[arg(long, default_value = "")]
+    pub start_date: String,
+    /// The last day, `YYYY/MM/DD`.
+    #[arg(long, default_value = "")]
+    pub end_date: String,
+    /// The chief arbiter (TRF 102).
+    #[arg(long, default_value = "")]
+    pub chief_arbiter: String,
+    /// Delay of the live PGN feed (fair play), e.g. `15m`.
+    #[arg(long, value_parser = duration_arg, value_name = "DURATION")]
+    pub broadcast_delay: Option<i64>,
+    /// The regulations of every game of the event.
+    #[command(flatten)]
+    pub regulations: RegulationArgs,
+}
+
+/// The edition of the FIDE Tie-Break Regulations (C.07).
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum EditionArg {
+    /// Applied from 1 August 2024.
+    #[value(name = "2024")]
+    August2024,
+    /// Applied from 1 March 2026.
+    #[value(name = "2026")]
+    March2026,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RoundCommand {
+    /// Create a round from a pairing list, as one transaction: every game, bye and forfeit, or nothing.
+    #[command(after_help = "Examples:\n  arbiter round create club-open --pairings round1.txt --start\n  \
+        arbiter round create club-open --pairings club-open-r4.trf --round 4\n\n\
+        Pairing lists: a TRF26 file with the round entered (bbpPairings, JaVaFo), or a plain list\n\
+        as the engines print it: the number of pairs, then `white black` per line (`n 0`: the\n\
+        pairing-allocated bye), `n H|F|Z|U` for byes, `white black + -` for a forfeit known\n\
+        before the round. An error names the line.")]
+    Create(RoundCreateArgs),
+    /// Start every clock of a round at once (default time counts from now, Law 6.7).
+    #[command(after_help = "Example:\n  arbiter round start club-open 1")]
+    Start(RoundArg),
+    /// Show a round: one line per board (players, clocks, moves, e-board, the last ruling).
+    #[command(after_help = "Example:\n  arbiter round show club-open 1")]
+    Show(RoundArg),
+    /// Every game of a round as PGN.
+    #[command(after_help = "Example:\n  arbiter round pgn club-open 1 > round1.pgn")]
+    Pgn(RoundArg),
+}
+
+#[derive(Debug, Args)]
+pub struct RoundArg {
+    /// The event id (or `events/ID`).
+    pub event: String,
+    /// The round number.
+    pub round: i32,
+}
+
+#[derive(Debug, Args)]
+pub struct RoundCreateArgs {
+    /// The event id (or `events/ID`).
+    pub event: String,
+    /// The pairing list file (`-` for standard input).
+    #[arg(long, value_name = "FILE")]
+    pub pairings: PathBuf,
+    /// The round number (default: the next).
+    #[arg(long, default_value_t = 0)]
+    pub round: i32,
+    /// The format (default: recognised from the text).
+    #[arg(long, value_enum)]
+    pub format: Option<PairingFormatArg>,
+    /// Start all clocks at once.
+    #[arg(long)]
+    pub start: bool,
+}
+
+/// The format of a pairing list.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum PairingFormatArg {
+    /// A TRF26 file with the round entered.
+    Trf,
+    /// A plain list of pairs.
+    List,
 }

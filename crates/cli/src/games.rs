@@ -68,9 +68,6 @@ async fn export_pgn(global: &GlobalArgs, args: &GameArg) -> anyhow::Result<u8> {
 
 /// `game create`: prints the game and both player tokens.
 async fn create(global: &GlobalArgs, a: &CreateArgs) -> anyhow::Result<u8> {
-    let mode = pb::Mode::from(a.mode);
-    let category = a.category.map_or(pb::Category::Unspecified, pb::Category::from);
-    let regime = a.regime.map_or(pb::Regime::Unspecified, pb::Regime::from);
     let game_id = match &a.id {
         Some(id) => names::game_id(id)?,
         None => String::new(),
@@ -82,39 +79,14 @@ async fn create(global: &GlobalArgs, a: &CreateArgs) -> anyhow::Result<u8> {
         white: Some(pb::Player {
             name: a.white.clone(),
             fide_id: a.white_fide_id.clone().unwrap_or_default(),
+            ..Default::default()
         }),
         black: Some(pb::Player {
             name: a.black.clone(),
             fide_id: a.black_fide_id.clone().unwrap_or_default(),
+            ..Default::default()
         }),
-        regulations: Some(pb::Regulations {
-            mode: mode as i32,
-            time_control: String::new(),
-            category: category as i32,
-            regime: regime as i32,
-            penalty_ms: a.penalty,
-            default_time_ms: a.default_time,
-            no_draw_offers_before_move: a.no_draw_offers_before.unwrap_or(0),
-            draw_offers_need_arbiter: a.draw_offers_need_arbiter,
-            guidelines_iii: a.guidelines_iii,
-            device_penalty_deduct_ms: a.device_penalty.unwrap_or(0),
-            chess960: a.chess960,
-            start_fen: a.fen.clone().unwrap_or_default(),
-            armageddon: a.armageddon,
-            automatic_draws: a.automatic_draws,
-            cn_draw_alternation: a.cn_draw_alternation,
-            cn_grade_scoring: false,
-            max_lag_compensation_ms: a.max_lag.unwrap_or(0),
-            reconnect_window_ms: a.reconnect_window,
-            entered_after_the_fact: a.entered_after_the_fact,
-            time_control_form: Some(a.time_control.to_proto()),
-            sensed_touches: a.sensed_touches.map_or(pb::SensedTouches::Unspecified, pb::SensedTouches::from)
-                as i32,
-            clock_authority: a
-                .clock_authority
-                .map_or(pb::ClockAuthority::Unspecified, pb::ClockAuthority::from)
-                as i32,
-        }),
+        regulations: Some(a.regulations.to_proto()),
         start: a.start,
         ..Default::default()
     };

@@ -12,6 +12,7 @@
 mod acts;
 mod args;
 mod board;
+mod events;
 mod games;
 mod json;
 mod offline;
@@ -117,6 +118,8 @@ async fn run(cli: Cli) -> anyhow::Result<u8> {
             Ok(exit::OK)
         }
         Command::Game(command) => games::run(&global, command).await,
+        Command::Event(command) => events::event(&global, command).await,
+        Command::Round(command) => events::round(&global, command).await,
         Command::Audit(args) => games::audit(&global, &args).await,
         Command::Board(BoardCommand::Connect(args)) => board::connect(&global, &args).await,
         Command::Player(act) => acts::player(&global, act).await,

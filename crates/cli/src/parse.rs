@@ -184,3 +184,138 @@ mod tests {
         assert!(square("i9").is_err());
     }
 }
+
+/// Points in half-points: `1`, `-1/2`, `+1.5`, `½`, `-2½`.
+///
+/// # Errors
+/// In words, for clap.
+pub fn half_points(text: &str) -> Result<i32, String> {
+    let bad = || format!("{text:?} is not a number of points (`1`, `-1/2`, `+1.5`)");
+    let t = text.trim();
+    let (sign, t) = match t.strip_prefix('-') {
+        Some(rest) => (-1, rest),
+        None => (1, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let (whole, half) = if let Some(w) = t.strip_suffix("1/2").or_else(|| t.strip_suffix('½')) {
+        (w.trim_end(), 1)
+    } else if let Some(w) = t.strip_suffix(".5") {
+        (w, 1)
+    } else {
+        (t.strip_suffix(".0").unwrap_or(t), 0)
+    };
+    let whole: i32 = if whole.is_empty() && half == 1 { 0 } else { whole.parse().map_err(|_| bad())? };
+    if !(0..=100).contains(&whole) {
+        return Err(bad());
+    }
+    Ok(sign * (whole * 2 + half))
+}
+
+/// The tie-break acronyms of C.07 and their kinds on the wire.
+const TIE_BREAKS: [(&str, pb::TieBreakKind); 20] = [
+    ("DE", pb::TieBreakKind::DirectEncounter),
+    ("WIN", pb::TieBreakKind::Wins),
+    ("WON", pb::TieBreakKind::GamesWon),
+    ("BPG", pb::TieBreakKind::GamesWithBlack),
+    ("BWG", pb::TieBreakKind::WinsWithBlack),
+    ("PS", pb::TieBreakKind::ProgressiveScores),
+    ("REP", pb::TieBreakKind::RoundsElectedToPlay),
+    ("STD", pb::TieBreakKind::StandardPoints),
+    ("TPN", pb::TieBreakKind::TournamentPairingNumber),
+    ("BH", pb::TieBreakKind::Buchholz),
+    ("AOB", pb::TieBreakKind::AverageOfOpponentsBuchholz),
+    ("FB", pb::TieBreakKind::ForeBuchholz),
+    ("SB", pb::TieBreakKind::SonnebornBerger),
+    ("KS", pb::TieBreakKind::Koya),
+    ("ARO", pb::TieBreakKind::AverageRatingOfOpponents),
+    ("TPR", pb::TieBreakKind::TournamentPerformanceRating),
+    ("PTP", pb::TieBreakKind::PerfectTournamentPerformance),
+    ("APRO", pb::TieBreakKind::AveragePerformanceRatingOfOpponents),
+    ("APPO", pb::TieBreakKind::AveragePerfectPerformanceOfOpponents),
+    ("RTNG", pb::TieBreakKind::Rating),
+];
+
+/// One tie-break: `BH`, `BH/C1` (Cut-1), `SB/M1` (Median-1), `KS/L+1`
+/// (limit in half-points), in any case.
+///
+/// # Errors
+/// In words, for clap.
+pub fn tie_break(text: &str) -> Result<pb::TieBreak, String> {
+    let upper = text.trim().to_ascii_uppercase();
+    let (acronym, modifier) = upper.split_once('/').unwrap_or((upper.as_str(), ""));
+    let kind = TIE_BREAKS.iter().find(|(a, _)| *a == acronym).map(|(_, k)| *k).ok_or_else(|| {
+        let known: Vec<&str> = TIE_BREAKS.iter().map(|(a, _)| *a).collect();
+        format!("{text:?} is not a tie-break of C.07 (one of {})", known.join(", "))
+    })?;
+    let mut tb = pb::TieBreak { kind: kind as i32, ..pb::TieBreak::default() };
+    let number =
+        |digits: &str| digits.parse::<i32>().map_err(|_| format!("{text:?}: bad modifier {modifier:?}"));
+    if let Some(n) = modifier.strip_prefix('C') {
+        tb.cut = number(n)?;
+    } else if let Some(n) = modifier.strip_prefix('M') {
+        tb.median = number(n)?;
+    } else if let Some(n) = modifier.strip_prefix('L') {
+        tb.koya_limit_halves = number(n.strip_prefix('+').unwrap_or(n))?;
+    } else if !modifier.is_empty() {
+        return Err(format!("{text:?}: a modifier is /C<n> (Cut), /M<n> (Median) or /L<n> (KS limit)"));
+    }
+    Ok(tb)
+}
+
+/// A comma-separated list of tie-breaks.
+///
+/// # Errors
+/// The first that is not one.
+pub fn tie_breaks(text: &str) -> Result<Vec<pb::TieBreak>, String> {
+    text.split(',').filter(|t| !t.trim().is_empty()).map(tie_break).collect()
+}
+
+/// `win,draw,loss` in half-points (`2,1,0` is Law 10.1; `6,2,0` is 3-1-0).
+///
+/// # Errors
+/// In words, for clap.
+pub fn scoring(text: &str) -> Result<pb::Scoring, String> {
+    let values: Vec<i32> = text
+        .split(',')
+        .map(|v| v.trim().parse::<i32>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("{text:?}: give win,draw,loss in half-points, e.g. 6,2,0"))?;
+    let [win, draw, loss] = values[..] else {
+        return Err(format!("{text:?}: give three values, win,draw,loss"));
+    };
+    Ok(pb::Scoring {
+        win_halves: win,
+        draw_halves: draw,
+        loss_halves: loss,
+        forfeit_win_halves: win,
+        forfeit_loss_halves: loss,
+        pairing_allocated_bye_halves: win,
+        full_point_bye_halves: win,
+        half_point_bye_halves: draw,
+        zero_point_bye_halves: 0,
+        custom: true,
+    })
+}
+
+#[cfg(test)]
+mod event_tests {
+    use super::*;
+
+    #[test]
+    fn points_and_tie_breaks_read_as_arbiters_write_them() {
+        assert_eq!(half_points("-1/2"), Ok(-1));
+        assert_eq!(half_points("+1.5"), Ok(3));
+        assert_eq!(half_points("2½"), Ok(5));
+        assert_eq!(half_points("1"), Ok(2));
+        assert!(half_points("x").is_err());
+        let tb = tie_breaks("bh/c1, SB/M1,KS/L+1,DE").unwrap();
+        assert_eq!(
+            tb[0],
+            pb::TieBreak { kind: pb::TieBreakKind::Buchholz as i32, cut: 1, ..Default::default() }
+        );
+        assert_eq!(tb[1].median, 1);
+        assert_eq!(tb[2].koya_limit_halves, 1);
+        assert_eq!(tb[3].kind, pb::TieBreakKind::DirectEncounter as i32);
+        assert!(tie_break("BX").unwrap_err().contains("not a tie-break"));
+        assert_eq!(scoring("6,2,0").unwrap().win_halves, 6);
+    }
+}

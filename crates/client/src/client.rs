@@ -169,41 +169,86 @@ read_rpc!(
 );
 read_rpc!(ExportPgnRequest, ExportPgnResponse, export_pgn, "ExportPgn", String, |r| r.pgn);
 
-impl Rpc for pb::CreateGameRequest {
-    type Response = pb::CreateGameResponse;
-    type Output = pb::CreateGameResponse;
-    const NAME: &'static str = "CreateGame";
-    fn send(mut client: Inner, request: tonic::Request<Self>) -> BoxFuture<Result<Self::Response, Status>> {
-        Box::pin(async move { client.create_game(request).await.map(tonic::Response::into_inner) })
-    }
-    fn finish(response: Self::Response) -> Self::Output {
-        response
-    }
-    fn request_id_mut(&mut self) -> Option<&mut String> {
-        Some(&mut self.request_id)
-    }
-    fn request_id(&self) -> Option<&str> {
-        Some(&self.request_id)
-    }
+/// A mutation outside a game's log (no `expected_seq`): its request id is
+/// its idempotency key.
+macro_rules! write_rpc {
+    ($req:ident, $resp:ident, $method:ident, $name:literal, $out:ty, |$r:ident| $finish:expr) => {
+        impl Rpc for pb::$req {
+            type Response = pb::$resp;
+            type Output = $out;
+            const NAME: &'static str = $name;
+            fn send(
+                mut client: Inner,
+                request: tonic::Request<Self>,
+            ) -> BoxFuture<Result<Self::Response, Status>> {
+                Box::pin(async move { client.$method(request).await.map(tonic::Response::into_inner) })
+            }
+            fn finish($r: Self::Response) -> Self::Output {
+                $finish
+            }
+            fn request_id_mut(&mut self) -> Option<&mut String> {
+                Some(&mut self.request_id)
+            }
+            fn request_id(&self) -> Option<&str> {
+                Some(&self.request_id)
+            }
+        }
+    };
 }
 
-impl Rpc for pb::RevokePlayerTokensRequest {
-    type Response = pb::RevokePlayerTokensResponse;
-    type Output = pb::RevokePlayerTokensResponse;
-    const NAME: &'static str = "RevokePlayerTokens";
-    fn send(mut client: Inner, request: tonic::Request<Self>) -> BoxFuture<Result<Self::Response, Status>> {
-        Box::pin(async move { client.revoke_player_tokens(request).await.map(tonic::Response::into_inner) })
-    }
-    fn finish(response: Self::Response) -> Self::Output {
-        response
-    }
-    fn request_id_mut(&mut self) -> Option<&mut String> {
-        Some(&mut self.request_id)
-    }
-    fn request_id(&self) -> Option<&str> {
-        Some(&self.request_id)
-    }
-}
+write_rpc!(CreateGameRequest, CreateGameResponse, create_game, "CreateGame", pb::CreateGameResponse, |r| r);
+write_rpc!(
+    RevokePlayerTokensRequest,
+    RevokePlayerTokensResponse,
+    revoke_player_tokens,
+    "RevokePlayerTokens",
+    pb::RevokePlayerTokensResponse,
+    |r| r
+);
+write_rpc!(CreateEventRequest, CreateEventResponse, create_event, "CreateEvent", pb::Event, |r| r
+    .event
+    .unwrap_or_default());
+write_rpc!(
+    AddParticipantsRequest,
+    AddParticipantsResponse,
+    add_participants,
+    "AddParticipants",
+    pb::Event,
+    |r| r.event.unwrap_or_default()
+);
+write_rpc!(AdjustPointsRequest, AdjustPointsResponse, adjust_points, "AdjustPoints", pb::Event, |r| r
+    .event
+    .unwrap_or_default());
+write_rpc!(
+    CreateRoundRequest,
+    CreateRoundResponse,
+    create_round,
+    "CreateRound",
+    pb::CreateRoundResponse,
+    |r| r
+);
+write_rpc!(StartRoundRequest, StartRoundResponse, start_round, "StartRound", pb::Round, |r| r
+    .round
+    .unwrap_or_default());
+read_rpc!(GetEventRequest, GetEventResponse, get_event, "GetEvent", pb::Event, |r| r
+    .event
+    .unwrap_or_default());
+read_rpc!(ListEventsRequest, ListEventsResponse, list_events, "ListEvents", pb::ListEventsResponse, |r| r);
+read_rpc!(GetRoundRequest, GetRoundResponse, get_round, "GetRound", pb::Round, |r| r
+    .round
+    .unwrap_or_default());
+read_rpc!(ListRoundsRequest, ListRoundsResponse, list_rounds, "ListRounds", Vec<pb::Round>, |r| r.rounds);
+read_rpc!(
+    GetStandingsRequest,
+    GetStandingsResponse,
+    get_standings,
+    "GetStandings",
+    pb::GetStandingsResponse,
+    |r| r
+);
+read_rpc!(ExportTrfRequest, ExportTrfResponse, export_trf, "ExportTrf", String, |r| r.trf);
+read_rpc!(ExportRoundPgnRequest, ExportRoundPgnResponse, export_round_pgn, "ExportRoundPgn", String, |r| r
+    .pgn);
 
 macro_rules! act_rpcs {
     // What became of the move, for the responses that say it.
@@ -625,6 +670,61 @@ impl Client {
     }
 
     /// ExportPgn: the game as PGN.
+    /// `GetEvent`: an event by id or name (`events/x`).
+    pub fn get_event(&self, event: impl AsRef<str>) -> Call<pb::GetEventRequest> {
+        self.call(pb::GetEventRequest { name: crate::parse::event_name(event.as_ref()) })
+    }
+
+    /// `CreateEvent`.
+    pub fn create_event(&self, request: pb::CreateEventRequest) -> Call<pb::CreateEventRequest> {
+        self.call(request)
+    }
+
+    /// `CreateRound`: a round of `event` from a pairing list (round 0: the next).
+    pub fn create_round(
+        &self,
+        event: impl AsRef<str>,
+        round: i32,
+        pairings: impl Into<String>,
+        start: bool,
+    ) -> Call<pb::CreateRoundRequest> {
+        self.call(pb::CreateRoundRequest {
+            parent: crate::parse::event_name(event.as_ref()),
+            round,
+            pairings: pairings.into(),
+            start,
+            ..pb::CreateRoundRequest::default()
+        })
+    }
+
+    /// `GetRound`: a round of an event.
+    pub fn get_round(&self, event: impl AsRef<str>, round: i32) -> Call<pb::GetRoundRequest> {
+        self.call(pb::GetRoundRequest { name: crate::parse::round_name(event.as_ref(), round) })
+    }
+
+    /// `StartRound`: every clock of a round at once.
+    pub fn start_round(&self, event: impl AsRef<str>, round: i32) -> Call<pb::StartRoundRequest> {
+        self.call(pb::StartRoundRequest {
+            name: crate::parse::round_name(event.as_ref(), round),
+            request_id: String::new(),
+        })
+    }
+
+    /// `GetStandings` after `round` (0: the last).
+    pub fn get_standings(&self, event: impl AsRef<str>, round: i32) -> Call<pb::GetStandingsRequest> {
+        self.call(pb::GetStandingsRequest { event: crate::parse::event_name(event.as_ref()), round })
+    }
+
+    /// `ExportTrf` after `round` (0: every round so far).
+    pub fn export_trf(&self, event: impl AsRef<str>, round: i32) -> Call<pb::ExportTrfRequest> {
+        self.call(pb::ExportTrfRequest { event: crate::parse::event_name(event.as_ref()), round })
+    }
+
+    /// `ExportRoundPgn`.
+    pub fn export_round_pgn(&self, event: impl AsRef<str>, round: i32) -> Call<pb::ExportRoundPgnRequest> {
+        self.call(pb::ExportRoundPgnRequest { name: crate::parse::round_name(event.as_ref(), round) })
+    }
+
     pub fn export_pgn(&self, game: impl AsRef<str>) -> Call<pb::ExportPgnRequest> {
         self.call(pb::ExportPgnRequest { name: normalize_game(game.as_ref()) })
     }

@@ -87,6 +87,8 @@ mod error;
 pub mod parse;
 mod watch;
 
+/// The API's encoded file descriptor set (for the canonical JSON mapping).
+pub use arbiter_proto::FILE_DESCRIPTOR_SET;
 pub use arbiter_proto::v1 as pb;
 pub use article::article_text;
 pub use board::{BoardReport, BoardSender, BoardStream, BoardUpdate, BoardUpdates};

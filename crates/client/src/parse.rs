@@ -40,6 +40,19 @@ pub fn normalize_game(text: &str) -> String {
     if text.starts_with("games/") { text.to_string() } else { format!("games/{text}") }
 }
 
+/// `events/x` for `x` or `events/x` (the server checks the id).
+#[must_use]
+pub fn event_name(text: &str) -> String {
+    let text = text.trim();
+    if text.starts_with("events/") { text.to_string() } else { format!("events/{text}") }
+}
+
+/// `events/x/rounds/3` for event `x` (or `events/x`) and round 3.
+#[must_use]
+pub fn round_name(event: &str, round: i32) -> String {
+    format!("{}/rounds/{round}", event_name(event))
+}
+
 /// A colour: `white`, `black`, `w` or `b`, in any case.
 ///
 /// # Errors

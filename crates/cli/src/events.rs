@@ -1,0 +1,431 @@
+//! The commands on events and rounds: `event create|show|list|standings|trf|
+//! adjust` and `round create|start|show|pgn`.
+//!
+//! With `--json` these print the API's messages in the canonical proto3
+//! JSON mapping (the one grpcurl prints), so one jq filter serves both.
+
+use std::io::Read as _;
+use std::path::Path;
+
+use anyhow::Context as _;
+use arbiter_client::{exit, pb};
+use arbiter_tournament::trf;
+use serde_json::Value;
+
+use crate::args::{
+    AdjustArgs, EditionArg, EventCommand, EventCreateArgs, GlobalArgs, PairingFormatArg, RoundCommand,
+    RoundCreateArgs,
+};
+use crate::render;
+use crate::session::{out, out_json};
+
+/// A message of the API in the canonical proto3 JSON mapping.
+fn canonical<M: prost::Message>(message: &M, full_name: &str) -> anyhow::Result<Value> {
+    let pool = prost_reflect::DescriptorPool::decode(arbiter_client::FILE_DESCRIPTOR_SET)?;
+    let descriptor = pool
+        .get_message_by_name(full_name)
+        .with_context(|| format!("{full_name} is not in the API's descriptors"))?;
+    let dynamic = prost_reflect::DynamicMessage::decode(descriptor, message.encode_to_vec().as_slice())?;
+    Ok(serde_json::to_value(&dynamic)?)
+}
+
+/// An `event` command.
+///
+/// # Errors
+/// The call's, an unreadable file, or a failed write.
+pub async fn event(global: &GlobalArgs, command: EventCommand) -> anyhow::Result<u8> {
+    let client = global.client().await?;
+    match command {
+        EventCommand::Create(a) => create(global, &a).await,
+        EventCommand::Show(a) => {
+            let event = client.get_event(&a.event).await?;
+            if global.json {
+                out_json(&canonical(&event, "arbiter.v1.Event")?)?;
+            } else {
+                out(&event_text(&event))?;
+            }
+            Ok(exit::OK)
+        }
+        EventCommand::List => {
+            let events = client.call(pb::ListEventsRequest::default()).await?;
+            if global.json {
+                out_json(&canonical(&events, "arbiter.v1.ListEventsResponse")?)?;
+            } else {
+                let mut text = String::new();
+                for e in &events.events {
+                    text.push_str(&format!(
+                        "{:<28} {:<32} {:>4} players  {} rounds\n",
+                        e.name,
+                        e.title,
+                        e.participants.len(),
+                        e.rounds
+                    ));
+                }
+                out(&text)?;
+            }
+            Ok(exit::OK)
+        }
+        EventCommand::Standings(a) => {
+            let standings = client.get_standings(&a.event, a.round).await?;
+            if global.json {
+                out_json(&canonical(&standings, "arbiter.v1.GetStandingsResponse")?)?;
+            } else {
+                out(&standings_text(&standings))?;
+            }
+            Ok(exit::OK)
+        }
+        EventCommand::Trf(a) => {
+            let text = client.export_trf(&a.event, a.round).await?;
+            if global.json {
+                out_json(&serde_json::json!({ "event": a.event, "trf": text }))?;
+            } else {
+                out(&text)?;
+            }
+            Ok(exit::OK)
+        }
+        EventCommand::Adjust(a) => adjust(global, &a).await,
+    }
+}
+
+async fn adjust(global: &GlobalArgs, a: &AdjustArgs) -> anyhow::Result<u8> {
+    let client = global.client().await?;
+    let request = pb::AdjustPointsRequest {
+        event: arbiter_client::parse::event_name(&a.event),
+        adjustment: Some(pb::PointAdjustment {
+            participant: a.player,
+            round: a.round,
+            halves: a.points,
+            reason: a.reason.clone(),
+        }),
+        request_id: String::new(),
+    };
+    let event = global.prepare(client.call(request)).await?;
+    if global.json {
+        out_json(&canonical(&event, "arbiter.v1.Event")?)?;
+    } else {
+        out(&format!("{}: {} adjustments\n", event.name, event.adjustments.len()))?;
+    }
+    Ok(exit::OK)
+}
+
+/// Reads a file, or standard input for `-`.
+fn read_text(path: &Path) -> anyhow::Result<String> {
+    if path == Path::new("-") {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text)?;
+        return Ok(text);
+    }
+    std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+/// The participants of a TRF file (its `001` records) or of CSV lines
+/// `start number,name,rating,FIDE id,federation,title,sex,birth,K,grade points`.
+fn participants(text: &str) -> anyhow::Result<Vec<pb::Participant>> {
+    if text.lines().any(|l| l.starts_with("001 ")) || text.contains("\r001 ") {
+        let file = trf::read(text).context("the players file is not a valid TRF file")?;
+        return Ok(file
+            .crosstable
+            .participants()
+            .iter()
+            .map(|p| pb::Participant {
+                start_number: i32::from(p.number.get()),
+                name: p.name.clone(),
+                fide_id: p.fide_id.map(|id| id.to_string()).unwrap_or_default(),
+                rating: p.rating.map_or(0, |r| i32::from(r.get())),
+                federation: p.federation.clone().unwrap_or_default(),
+                title: p.title.clone().unwrap_or_default(),
+                sex: match p.sex {
+                    Some(arbiter_tournament::Sex::Male) => "m".into(),
+                    Some(arbiter_tournament::Sex::Female) => "w".into(),
+                    None => String::new(),
+                },
+                birth: p.birth.map(|b| b.year().to_string()).unwrap_or_default(),
+                ..pb::Participant::default()
+            })
+            .collect());
+    }
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if i == 0 && line.starts_with(|c: char| c.is_alphabetic()) {
+            continue; // a header
+        }
+        let cells: Vec<&str> = line.split(',').map(str::trim).collect();
+        let cell = |k: usize| cells.get(k).copied().unwrap_or("");
+        let number = |k: usize, what: &str| -> anyhow::Result<i32> {
+            let c = cell(k);
+            if c.is_empty() {
+                return Ok(0);
+            }
+            c.parse().with_context(|| format!("line {}: {what} {c:?} is not a number", i + 1))
+        };
+        let start_number = number(0, "the start number")?;
+        if start_number == 0 || cell(1).is_empty() {
+            anyhow::bail!("line {}: give at least `start number,name`", i + 1);
+        }
+        out.push(pb::Participant {
+            start_number,
+            name: cell(1).to_owned(),
+            rating: number(2, "the rating")?,
+            fide_id: cell(3).to_owned(),
+            federation: cell(4).to_owned(),
+            title: cell(5).to_owned(),
+            sex: cell(6).to_owned(),
+            birth: cell(7).to_owned(),
+            k_factor: number(8, "K")?,
+            grade_points: cell(9).to_owned(),
+        });
+    }
+    Ok(out)
+}
+
+async fn create(global: &GlobalArgs, a: &EventCreateArgs) -> anyhow::Result<u8> {
+    let participants = match &a.players {
+        Some(path) => participants(&read_text(path)?)?,
+        None => Vec::new(),
+    };
+    let event = pb::Event {
+        title: a.title.clone(),
+        regulations: Some(a.regulations.to_proto()),
+        scoring: a.scoring,
+        tie_breaks: a.tie_breaks.clone().unwrap_or_default(),
+        tie_break_edition: match a.edition {
+            None => pb::TieBreakEdition::Unspecified,
+            Some(EditionArg::August2024) => pb::TieBreakEdition::August2024,
+            Some(EditionArg::March2026) => pb::TieBreakEdition::March2026,
+        } as i32,
+        grade_points: a.grade_points,
+        participants,
+        planned_rounds: a.rounds,
+        city: a.city.clone(),
+        federation: a.federation.clone(),
+        start_date: a.start_date.clone(),
+        end_date: a.end_date.clone(),
+        chief_arbiter: a.chief_arbiter.clone(),
+        broadcast: a.broadcast_delay.map(|ms| pb::Broadcast {
+            delay_seconds: i32::try_from(ms / 1000).unwrap_or(i32::MAX),
+            ..pb::Broadcast::default()
+        }),
+        unrated_rating: a.unrated_rating,
+        round_robin: a.round_robin,
+        forfeits_in_direct_encounter: a.forfeits_in_direct_encounter,
+        ..pb::Event::default()
+    };
+    let request = pb::CreateEventRequest {
+        event_id: a.id.clone().unwrap_or_default(),
+        event: Some(event),
+        request_id: String::new(),
+    };
+    let client = global.client().await?;
+    let event = global.prepare(client.create_event(request)).await?;
+    if global.json {
+        out_json(&canonical(&event, "arbiter.v1.Event")?)?;
+    } else {
+        out(&event_text(&event))?;
+    }
+    Ok(exit::OK)
+}
+
+/// An event for people: its settings, then one line per participant.
+fn event_text(e: &pb::Event) -> String {
+    let tie_breaks: Vec<String> = e.tie_breaks.iter().map(tie_break_code).collect();
+    let edition = render::enum_name(
+        pb::TieBreakEdition::try_from(e.tie_break_edition).map_or("", |v| v.as_str_name()),
+        "TIE_BREAK_EDITION_",
+    )
+    .unwrap_or_default();
+    let mut text = format!(
+        "event:       {}\ntitle:       {}\nrounds:      {} created{}\ntie-breaks:  {} ({})\n",
+        e.name,
+        e.title,
+        e.rounds,
+        if e.planned_rounds > 0 { format!(" of {}", e.planned_rounds) } else { String::new() },
+        if tie_breaks.is_empty() { "none".to_owned() } else { tie_breaks.join(", ") },
+        edition,
+    );
+    if let Some(r) = &e.regulations {
+        text.push_str(&format!("time:        {}\n", r.time_control));
+    }
+    text.push_str(&format!("players:     {}\n", e.participants.len()));
+    for p in &e.participants {
+        let rating = if p.rating > 0 { p.rating.to_string() } else { "-".to_owned() };
+        text.push_str(&format!(
+            "  {:>4}  {:<3} {:<32} {:>4}  {}\n",
+            p.start_number, p.title, p.name, rating, p.federation
+        ));
+    }
+    for a in &e.adjustments {
+        text.push_str(&format!(
+            "adjustment:  player {} {:+}½-points{}: {}\n",
+            a.participant,
+            a.halves,
+            if a.round > 0 { format!(" (round {})", a.round) } else { String::new() },
+            a.reason
+        ));
+    }
+    text
+}
+
+/// `BH/C1` for a tie-break of the wire.
+fn tie_break_code(t: &pb::TieBreak) -> String {
+    let name = pb::TieBreakKind::try_from(t.kind).map_or("?", |k| k.as_str_name());
+    let mut code = render::enum_name(name, "TIE_BREAK_KIND_").unwrap_or_default();
+    if t.cut > 0 {
+        code.push_str(&format!("/C{}", t.cut));
+    }
+    if t.median > 0 {
+        code.push_str(&format!("/M{}", t.median));
+    }
+    if t.koya_limit_halves != 0 {
+        code.push_str(&format!("/L{:+}", t.koya_limit_halves));
+    }
+    code
+}
+
+/// The standings as a table.
+fn standings_text(s: &pb::GetStandingsResponse) -> String {
+    let mut text = format!("after round {}\n", s.round);
+    let mut head = format!("{:>4}  {:>4}  {:<28} {:>5}", "rank", "no", "name", "pts");
+    for tb in &s.tie_breaks {
+        head.push_str(&format!(" {tb:>8}"));
+    }
+    let grades = s.standings.iter().any(|r| !r.grade_points.is_empty());
+    if grades {
+        head.push_str(&format!(" {:>10}", "grade"));
+    }
+    head.push_str(&format!(" {:>8}", "rating"));
+    text.push_str(&head);
+    text.push('\n');
+    for r in &s.standings {
+        let mut line = format!("{:>4}  {:>4}  {:<28} {:>5}", r.rank, r.participant, r.name, r.points);
+        for v in &r.tie_breaks {
+            line.push_str(&format!(" {v:>8}"));
+        }
+        if grades {
+            line.push_str(&format!(" {:>10}", r.grade_points));
+        }
+        line.push_str(&format!(" {:>8}", r.rating_change));
+        text.push_str(line.trim_end());
+        text.push('\n');
+    }
+    text
+}
+
+/// A `round` command.
+///
+/// # Errors
+/// The call's, an unreadable file, or a failed write.
+pub async fn round(global: &GlobalArgs, command: RoundCommand) -> anyhow::Result<u8> {
+    let client = global.client().await?;
+    match command {
+        RoundCommand::Create(a) => create_round(global, &a).await,
+        RoundCommand::Start(a) => {
+            let round = global.prepare(client.start_round(&a.event, a.round)).await?;
+            print_round(global, &round)
+        }
+        RoundCommand::Show(a) => {
+            let round = client.get_round(&a.event, a.round).await?;
+            print_round(global, &round)
+        }
+        RoundCommand::Pgn(a) => {
+            let pgn = client.export_round_pgn(&a.event, a.round).await?;
+            if global.json {
+                out_json(&serde_json::json!({ "event": a.event, "round": a.round, "pgn": pgn }))?;
+            } else {
+                out(&pgn)?;
+            }
+            Ok(exit::OK)
+        }
+    }
+}
+
+async fn create_round(global: &GlobalArgs, a: &RoundCreateArgs) -> anyhow::Result<u8> {
+    let client = global.client().await?;
+    let text = read_text(&a.pairings)?;
+    let call = client.create_round(&a.event, a.round, text, a.start).with(|r| {
+        r.format = match a.format {
+            None => pb::PairingFormat::Unspecified,
+            Some(PairingFormatArg::Trf) => pb::PairingFormat::Trf,
+            Some(PairingFormatArg::List) => pb::PairingFormat::List,
+        } as i32;
+    });
+    let created = global.prepare(call).await?;
+    if global.json {
+        out_json(&canonical(&created, "arbiter.v1.CreateRoundResponse")?)?;
+        return Ok(exit::OK);
+    }
+    let round = created.round.unwrap_or_default();
+    let mut text = round_text(&round);
+    text.push_str("player tokens:\n");
+    for t in &created.tokens {
+        text.push_str(&format!(
+            "  board {:>3}  white {}\n             black {}\n",
+            t.board, t.white_token, t.black_token
+        ));
+    }
+    out(&text)?;
+    Ok(exit::OK)
+}
+
+fn print_round(global: &GlobalArgs, round: &pb::Round) -> anyhow::Result<u8> {
+    if global.json {
+        out_json(&canonical(round, "arbiter.v1.Round")?)?;
+    } else {
+        out(&round_text(round))?;
+    }
+    Ok(exit::OK)
+}
+
+/// A round as the arbiter's hall view: one line per board.
+pub fn round_text(r: &pb::Round) -> String {
+    let state =
+        render::enum_name(pb::RoundState::try_from(r.state).map_or("", |s| s.as_str_name()), "ROUND_STATE_")
+            .unwrap_or_default();
+    let mut text = format!("{}  {}\n", r.name, state);
+    for b in &r.boards {
+        let clocks = match &b.clocks {
+            Some(c) if b.status == pb::GameStatus::InProgress as i32 => {
+                format!("{} {}", render::clock(c.white_remaining_ms), render::clock(c.black_remaining_ms))
+            }
+            _ => "–.–".to_owned(),
+        };
+        let result = b.result.as_ref().map_or(String::new(), |res| {
+            let kind = render::enum_name(
+                pb::ResultKind::try_from(res.kind).map_or("", |k| k.as_str_name()),
+                "RESULT_KIND_",
+            )
+            .unwrap_or_default();
+            format!("{} {}", res.score, kind.to_lowercase().replace('_', " "))
+        });
+        let board = if b.game.is_empty() {
+            "no game".to_owned()
+        } else if b.board_connected {
+            "e-board".to_owned()
+        } else {
+            String::new()
+        };
+        text.push_str(&format!(
+            "{:>3}  {:>4} {:<22} - {:>4} {:<22} {:>17} {:>4}  {:<18} {:<8} {}\n",
+            b.number,
+            b.white,
+            b.white_name,
+            b.black,
+            b.black_name,
+            clocks,
+            b.plies,
+            result,
+            board,
+            b.last_ruling
+        ));
+    }
+    for bye in &r.byes {
+        let kind =
+            render::enum_name(pb::ByeKind::try_from(bye.kind).map_or("", |k| k.as_str_name()), "BYE_KIND_")
+                .unwrap_or_default();
+        text.push_str(&format!("bye  {:>4} {}\n", bye.participant, kind.to_lowercase().replace('_', " ")));
+    }
+    text
+}
