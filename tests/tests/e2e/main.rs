@@ -19,6 +19,7 @@ mod quota;
 mod request_ids;
 mod restart;
 mod revocation;
+mod rounds;
 mod scoresheet;
 mod smoke;
 mod snapshots;
