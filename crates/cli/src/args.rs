@@ -1444,9 +1444,6 @@ pub struct EventCreateArgs {
     /// The chief arbiter (TRF 102).
     #[arg(long, default_value = "")]
     pub chief_arbiter: String,
-    /// Delay of the live PGN feed (fair play), e.g. `15m`.
-    #[arg(long, value_parser = duration_arg, value_name = "DURATION")]
-    pub broadcast_delay: Option<i64>,
     /// The regulations of every game of the event.
     #[command(flatten)]
     pub regulations: RegulationArgs,
@@ -1482,6 +1479,33 @@ pub enum RoundCommand {
     /// Every game of a round as PGN.
     #[command(after_help = "Example:\n  arbiter round pgn club-open 1 > round1.pgn")]
     Pgn(RoundArg),
+    /// Watch a round (or every round of the event) like an arbiter's lobby: the call queue
+    /// on top, one line per board; resumes after a broken connection.
+    #[command(
+        after_help = "Examples:\n  arbiter round watch club-open 3\n  arbiter round watch club-open\n  \
+        arbiter --json round watch club-open 3 | jq -c 'select(.alert) | .alert'\n  \
+        arbiter round ack events/club-open/rounds/3/alerts/club-open-r3-b2-s41-0"
+    )]
+    Watch(RoundWatchArgs),
+    /// Arbiter: acknowledge an alert (it leaves every watcher's queue).
+    #[command(
+        after_help = "Example:\n  arbiter round ack events/club-open/rounds/3/alerts/club-open-r3-b2-s41-0"
+    )]
+    Ack(AlertArg),
+}
+
+#[derive(Debug, Args)]
+pub struct RoundWatchArgs {
+    /// The event id (or `events/ID`).
+    pub event: String,
+    /// The round (default: every round of the event).
+    pub round: Option<i32>,
+}
+
+#[derive(Debug, Args)]
+pub struct AlertArg {
+    /// The alert's name, as the watch shows it.
+    pub alert: String,
 }
 
 #[derive(Debug, Args)]

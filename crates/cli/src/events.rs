@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::args::{
     AdjustArgs, EditionArg, EventCommand, EventCreateArgs, GlobalArgs, PairingFormatArg, RoundCommand,
-    RoundCreateArgs,
+    RoundCreateArgs, RoundWatchArgs,
 };
 use crate::render;
 use crate::session::{out, out_json};
@@ -205,10 +205,6 @@ async fn create(global: &GlobalArgs, a: &EventCreateArgs) -> anyhow::Result<u8> 
         start_date: a.start_date.clone(),
         end_date: a.end_date.clone(),
         chief_arbiter: a.chief_arbiter.clone(),
-        broadcast: a.broadcast_delay.map(|ms| pb::Broadcast {
-            delay_seconds: i32::try_from(ms / 1000).unwrap_or(i32::MAX),
-            ..pb::Broadcast::default()
-        }),
         unrated_rating: a.unrated_rating,
         round_robin: a.round_robin,
         forfeits_in_direct_encounter: a.forfeits_in_direct_encounter,
@@ -330,6 +326,16 @@ pub async fn round(global: &GlobalArgs, command: RoundCommand) -> anyhow::Result
             let round = client.get_round(&a.event, a.round).await?;
             print_round(global, &round)
         }
+        RoundCommand::Watch(a) => watch(global, &a).await,
+        RoundCommand::Ack(a) => {
+            let acked = client.call(pb::AcknowledgeAlertRequest { name: a.alert.clone() }).await?;
+            if global.json {
+                out_json(&canonical(&acked, "arbiter.v1.Alert")?)?;
+            } else {
+                out(&format!("{}  acknowledged by {}\n", acked.name, acked.acknowledged_by))?;
+            }
+            Ok(exit::OK)
+        }
         RoundCommand::Pgn(a) => {
             let pgn = client.export_round_pgn(&a.event, a.round).await?;
             if global.json {
@@ -428,4 +434,102 @@ pub fn round_text(r: &pb::Round) -> String {
         text.push_str(&format!("bye  {:>4} {}\n", bye.participant, kind.to_lowercase().replace('_', " ")));
     }
     text
+}
+
+/// One alert on one line: priority, board, kind, text, rule, name.
+fn alert_line(a: &pb::Alert) -> String {
+    let priority = render::enum_name(
+        pb::AlertPriority::try_from(a.priority).map_or("", |p| p.as_str_name()),
+        "ALERT_PRIORITY_",
+    )
+    .unwrap_or_default();
+    let kind =
+        render::enum_name(pb::AlertKind::try_from(a.kind).map_or("", |k| k.as_str_name()), "ALERT_KIND_")
+            .unwrap_or_default();
+    let ack =
+        if a.acknowledged { format!("  (acknowledged by {})", a.acknowledged_by) } else { String::new() };
+    format!(
+        "{:<8} board {:>3}  {:<20} {} [{}]  {}{ack}\n",
+        priority.to_lowercase(),
+        a.board,
+        kind.to_lowercase().replace('_', " "),
+        a.text,
+        a.rule_id,
+        a.name
+    )
+}
+
+/// `round watch`: the hall, redrawn on a terminal (the queue on top); one
+/// line per alert and per round otherwise. A broken stream is reopened
+/// after the last message received.
+async fn watch(global: &GlobalArgs, a: &RoundWatchArgs) -> anyhow::Result<u8> {
+    use std::io::IsTerminal as _;
+    use tokio_stream::StreamExt as _;
+    let client = global.client().await?;
+    let event = arbiter_client::parse::event_name(&a.event);
+    let name = match a.round {
+        Some(r) => format!("{event}/rounds/{r}"),
+        None => event,
+    };
+    let tty = std::io::stdout().is_terminal() && !global.json;
+    let mut resume_token = String::new();
+    let mut failures = 0u32;
+    loop {
+        let opened = client
+            .raw()
+            .watch_round(pb::WatchRoundRequest { name: name.clone(), resume_token: resume_token.clone() })
+            .await;
+        let mut stream = match opened {
+            Ok(s) => s.into_inner(),
+            Err(status) if arbiter_client::is_transient_status(&status) && failures < 10 => {
+                failures += 1;
+                tokio::time::sleep(std::time::Duration::from_millis(250 * u64::from(failures))).await;
+                continue;
+            }
+            Err(status) => return Err(arbiter_client::Error::from(status).into()),
+        };
+        failures = 0;
+        let mut rounds: Vec<pb::Round> = Vec::new();
+        while let Some(message) = stream.next().await {
+            let message = match message {
+                Ok(m) => m,
+                Err(status) if arbiter_client::is_transient_status(&status) => break,
+                Err(status) => return Err(arbiter_client::Error::from(status).into()),
+            };
+            resume_token.clone_from(&message.resume_token);
+            if global.json {
+                out(&format!("{}\n", canonical(&message, "arbiter.v1.WatchRoundResponse")?))?;
+                continue;
+            }
+            match &message.item {
+                Some(pb::watch_round_response::Item::Round(r)) => {
+                    rounds.retain(|x| x.name != r.name);
+                    rounds.push(r.clone());
+                    rounds.sort_by_key(|x| x.number);
+                    if tty {
+                        let mut text = String::from("\x1b[H\x1b[2J");
+                        text.push_str(&format!("calls: {}\n", message.queue.len()));
+                        for alert in &message.queue {
+                            text.push_str(&alert_line(alert));
+                        }
+                        text.push('\n');
+                        for r in &rounds {
+                            text.push_str(&round_text(r));
+                        }
+                        out(&text)?;
+                    } else {
+                        out(&round_text(r))?;
+                    }
+                }
+                Some(pb::watch_round_response::Item::Alert(alert)) => out(&alert_line(alert))?,
+                Some(pb::watch_round_response::Item::Heartbeat(_)) | None => {}
+            }
+        }
+        // The stream ended: the service stops, or the connection broke.
+        failures += 1;
+        if failures > 10 {
+            return Ok(exit::UNAVAILABLE);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
 }

@@ -247,6 +247,16 @@ read_rpc!(
     |r| r
 );
 read_rpc!(ExportTrfRequest, ExportTrfResponse, export_trf, "ExportTrf", String, |r| r.trf);
+// Acknowledging is idempotent by itself (the first acknowledgement stands):
+// it needs no request id.
+read_rpc!(
+    AcknowledgeAlertRequest,
+    AcknowledgeAlertResponse,
+    acknowledge_alert,
+    "AcknowledgeAlert",
+    pb::Alert,
+    |r| r.alert.unwrap_or_default()
+);
 read_rpc!(ExportRoundPgnRequest, ExportRoundPgnResponse, export_round_pgn, "ExportRoundPgn", String, |r| r
     .pgn);
 

@@ -82,9 +82,6 @@ pub enum ApiError {
     /// tie-break over unrated participants without a rating for them).
     #[error("{0}")]
     NotComputable(String),
-    /// A method the API declares that this build does not serve yet.
-    #[error("{0}")]
-    Unimplemented(String),
 }
 
 /// Why a request was aborted (the ErrorInfo reason of an `ABORTED` status).
@@ -174,7 +171,6 @@ impl ApiError {
             ApiError::NewerStoredFormat(_) => "STORED_FORMAT_NEWER",
             ApiError::BoardConnected(_) => "BOARD_CONNECTED",
             ApiError::Internal(_) => "INTERNAL",
-            ApiError::Unimplemented(_) => "NOT_IMPLEMENTED",
             ApiError::NotComputable(_) => "NOT_COMPUTABLE",
         }
     }
@@ -206,7 +202,6 @@ impl ApiError {
             ApiError::TooLarge(_) | ApiError::ResourceExhausted { .. } => Code::ResourceExhausted,
             ApiError::NewerStoredFormat(_) | ApiError::BoardConnected(_) => Code::FailedPrecondition,
             ApiError::Internal(_) => Code::Internal,
-            ApiError::Unimplemented(_) => Code::Unimplemented,
             ApiError::NotComputable(_) => Code::FailedPrecondition,
         }
     }

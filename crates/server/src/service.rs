@@ -36,6 +36,7 @@ use crate::table::{self, Act, TableHandle, wall_ms};
 use crate::view::LoggedEvent;
 
 mod events;
+mod round_watch;
 
 /// Longest accepted request id.
 const MAX_REQUEST_ID: usize = 128;
@@ -1279,9 +1280,8 @@ arbiter_service! {
 
     async fn watch_round(&self, request: Request<pb::WatchRoundRequest>) -> Reply<Self::WatchRoundStream> {
         self.observe("watch_round", async {
-            let (metadata, _, _) = request.into_parts();
-            self.auth.authenticate(&metadata).await?;
-            Err(ApiError::Unimplemented("WatchRound is not served by this build yet".into()))
+            let (metadata, _, r) = request.into_parts();
+            self.watch_round_impl(&metadata, r).await
         })
         .await
     }
@@ -1291,9 +1291,8 @@ arbiter_service! {
         request: Request<pb::AcknowledgeAlertRequest>,
     ) -> Reply<pb::AcknowledgeAlertResponse> {
         self.observe("acknowledge_alert", async {
-            let (metadata, _, _) = request.into_parts();
-            self.auth.authenticate(&metadata).await?;
-            Err(ApiError::Unimplemented("AcknowledgeAlert is not served by this build yet".into()))
+            let (metadata, _, r) = request.into_parts();
+            self.acknowledge_alert_impl(&metadata, r).await
         })
         .await
     }

@@ -1089,6 +1089,21 @@ async fn rounds<S: tournament::TournamentStore + EventStore>(store: &S) {
     assert_eq!(store.start_round("swiss", 1, 9_000).await.unwrap(), 5_000);
     assert_eq!(store.round("swiss", 1).await.unwrap().unwrap().started_wall_ms, Some(5_000));
     assert!(matches!(store.start_round("swiss", 9, 1).await, Err(StoreError::ResourceNotFound(_))));
+
+    // An alert's first acknowledgement stands.
+    let ack = |actor: &str, wall_ms| tournament::AlertAck {
+        alert_id: "swiss-r1-b1-s3-0".into(),
+        actor: actor.into(),
+        wall_ms,
+    };
+    assert_eq!(store.acknowledge_alert("swiss", 1, &ack("arbiter", 10)).await.unwrap(), ack("arbiter", 10));
+    assert_eq!(store.acknowledge_alert("swiss", 1, &ack("other", 20)).await.unwrap(), ack("arbiter", 10));
+    assert_eq!(store.alert_acks("swiss", 1).await.unwrap(), [ack("arbiter", 10)]);
+    assert!(store.alert_acks("swiss", 2).await.unwrap().is_empty());
+    assert!(matches!(
+        store.acknowledge_alert("swiss", 9, &ack("arbiter", 10)).await,
+        Err(StoreError::ResourceNotFound(name)) if name == "events/swiss/rounds/9"
+    ));
 }
 
 macro_rules! conformance {

@@ -513,3 +513,213 @@ async fn bad_pairings_create_nothing(arbiter: &mut Client) {
         .len();
     assert_eq!(games_before, games_after);
 }
+
+/// The next message of a round watch that matches, within five seconds.
+async fn next_matching(
+    stream: &mut tonic::Streaming<pb::WatchRoundResponse>,
+    what: &str,
+    mut wanted: impl FnMut(&pb::WatchRoundResponse) -> bool,
+) -> pb::WatchRoundResponse {
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let message = tokio::time::timeout_at(deadline, stream.message())
+            .await
+            .unwrap_or_else(|_| panic!("no {what} within 5 s"))
+            .expect("the stream stays open")
+            .expect("a message");
+        assert!(!message.resume_token.is_empty(), "every message carries a resume token");
+        if wanted(&message) {
+            return message;
+        }
+    }
+}
+
+fn alert_of(m: &pb::WatchRoundResponse) -> Option<&pb::Alert> {
+    match &m.item {
+        Some(pb::watch_round_response::Item::Alert(a)) => Some(a),
+        _ => None,
+    }
+}
+
+/// The arbiter's alert stream over a round: a flag and a game's end arrive
+/// as alerts with their boards and Articles, low time without increment is
+/// raised from the clocks, the queue is in priority order, an
+/// acknowledgement reaches the watchers, and a watch resumed from a token
+/// gets only what came after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_round_watch_streams_alerts_and_acknowledgements() {
+    let server = TestServer::start().await;
+    let mut arbiter = server.arbiter().await;
+    let event = pb::Event {
+        title: "Hall".into(),
+        // No increment: low time is worth an alert (Guidelines III.4).
+        regulations: Some(regulations("15", pb::Mode::OverTheBoard)),
+        participants: participants()[..4].to_vec(),
+        ..Default::default()
+    };
+    // The live feed is not built: its settings are refused, not ignored.
+    let with_feed = pb::Event {
+        broadcast: Some(pb::Broadcast { delay_seconds: 900, ..Default::default() }),
+        ..event.clone()
+    };
+    expect_bad_field(
+        arbiter
+            .create_event(pb::CreateEventRequest {
+                event_id: "hall".into(),
+                event: Some(with_feed),
+                request_id: String::new(),
+            })
+            .await,
+        "event.broadcast",
+    );
+    arbiter
+        .create_event(pb::CreateEventRequest {
+            event_id: "hall".into(),
+            event: Some(event),
+            request_id: String::new(),
+        })
+        .await
+        .unwrap();
+    let created = arbiter
+        .create_round(pb::CreateRoundRequest {
+            parent: "events/hall".into(),
+            pairings: "1 2\n3 4\n".into(),
+            start: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let round = created.round.unwrap();
+    let (b1, b2) = (game_of(&round, 1), game_of(&round, 2));
+    let mut stream = arbiter
+        .watch_round(pb::WatchRoundRequest { name: round.name.clone(), resume_token: String::new() })
+        .await
+        .unwrap()
+        .into_inner();
+    let first = next_matching(&mut stream, "the round", |m| {
+        matches!(m.item, Some(pb::watch_round_response::Item::Round(_)))
+    })
+    .await;
+    assert!(first.queue.is_empty());
+    let opening_token = first.resume_token.clone();
+
+    // Board 2: Black resigns after a move each (a game's end, a note).
+    play_otb(&mut arbiter, &b2, 0, &["d4", "d5"]).await;
+    resign(&mut arbiter, &b2, pb::Color::Black).await;
+    let ended = next_matching(&mut stream, "the end of board 2", |m| alert_of(m).is_some()).await;
+    let ended = alert_of(&ended).unwrap().clone();
+    assert_eq!(
+        (ended.kind, ended.board, ended.rule_id.as_str()),
+        (pb::AlertKind::GameEnded as i32, 2, "FIDE-5.1.2")
+    );
+
+    // Board 1: White at 60 s (low time, no increment), then the flag.
+    play_otb(&mut arbiter, &b1, 0, &["e4", "e5"]).await;
+    let set = |ms| pb::SetClockRequest {
+        name: b1.clone(),
+        color: pb::Color::White as i32,
+        remaining_ms: ms,
+        ..Default::default()
+    };
+    arbiter.set_clock(set(60_000)).await.unwrap();
+    let low = next_matching(&mut stream, "low time", |m| {
+        alert_of(m).is_some_and(|a| a.kind == pb::AlertKind::LowTime as i32)
+    })
+    .await;
+    let low = alert_of(&low).unwrap().clone();
+    assert_eq!((low.board, low.rule_id.as_str()), (1, "FIDE-III.4"));
+    arbiter.set_clock(set(200)).await.unwrap();
+    let flag = next_matching(&mut stream, "the flag", |m| {
+        alert_of(m).is_some_and(|a| a.kind == pb::AlertKind::Flag as i32)
+    })
+    .await;
+    let flag = alert_of(&flag).unwrap().clone();
+    assert_eq!((flag.board, flag.priority), (1, pb::AlertPriority::Act as i32));
+    assert!(flag.rule_id.starts_with("FIDE-") && flag.article.is_some(), "{flag:?}");
+    assert!(flag.name.starts_with("events/hall/rounds/1/alerts/"), "{}", flag.name);
+
+    // The queue: the flag (act) before the game's end (note).
+    let snapshot = next_matching(&mut stream, "a round with the flag queued", |m| {
+        matches!(m.item, Some(pb::watch_round_response::Item::Round(_)))
+            && m.queue.iter().any(|a| a.name == flag.name)
+    })
+    .await;
+    let kinds: Vec<i32> = snapshot.queue.iter().map(|a| a.kind).collect();
+    let flag_at = kinds.iter().position(|k| *k == pb::AlertKind::Flag as i32).unwrap();
+    let end_at = kinds.iter().position(|k| *k == pb::AlertKind::GameEnded as i32).unwrap();
+    assert!(flag_at < end_at, "{kinds:?}");
+
+    // Acknowledged: the watch sees it, and it leaves the queue.
+    let acked = arbiter
+        .acknowledge_alert(pb::AcknowledgeAlertRequest { name: flag.name.clone() })
+        .await
+        .unwrap()
+        .into_inner()
+        .alert
+        .unwrap();
+    assert!(acked.acknowledged && acked.acknowledged_by == "arbiter", "{acked:?}");
+    next_matching(&mut stream, "the acknowledgement", |m| {
+        alert_of(m).is_some_and(|a| a.name == flag.name && a.acknowledged)
+    })
+    .await;
+    next_matching(&mut stream, "a round without the flag queued", |m| {
+        matches!(m.item, Some(pb::watch_round_response::Item::Round(_)))
+            && !m.queue.iter().any(|a| a.name == flag.name)
+    })
+    .await;
+    expect_code(
+        arbiter
+            .acknowledge_alert(pb::AcknowledgeAlertRequest {
+                name: "events/hall/rounds/1/alerts/nope-s1-0".into(),
+            })
+            .await,
+        Code::NotFound,
+    );
+    let viewer = server.client(Some(VIEWER_TOKEN)).await;
+    let mut viewer = viewer;
+    expect_code(
+        viewer.acknowledge_alert(pb::AcknowledgeAlertRequest { name: flag.name.clone() }).await,
+        Code::PermissionDenied,
+    );
+
+    // Resumed from the opening token: the alerts since then come again.
+    let mut resumed = arbiter
+        .watch_round(pb::WatchRoundRequest { name: round.name.clone(), resume_token: opening_token })
+        .await
+        .unwrap()
+        .into_inner();
+    let again =
+        next_matching(&mut resumed, "the flag again", |m| alert_of(m).is_some_and(|a| a.name == flag.name))
+            .await;
+    assert!(alert_of(&again).unwrap().acknowledged, "with its acknowledgement");
+    // From the token of a later message (once the backlog is out): nothing
+    // from the logs comes again.
+    let settled = next_matching(&mut resumed, "a heartbeat", |m| {
+        matches!(m.item, Some(pb::watch_round_response::Item::Heartbeat(_)))
+    })
+    .await;
+    let latest = settled.resume_token.clone();
+    let mut later = arbiter
+        .watch_round(pb::WatchRoundRequest { name: round.name.clone(), resume_token: latest })
+        .await
+        .unwrap()
+        .into_inner();
+    next_matching(&mut later, "the round", |m| {
+        matches!(m.item, Some(pb::watch_round_response::Item::Round(_)))
+    })
+    .await;
+    let quiet = next_matching(&mut later, "a heartbeat", |m| {
+        assert!(alert_of(m).is_none_or(|a| a.game_seq == 0), "nothing of the logs again: {m:?}");
+        matches!(m.item, Some(pb::watch_round_response::Item::Heartbeat(_)))
+    })
+    .await;
+    assert!(!quiet.resume_token.is_empty());
+    expect_bad_field(
+        arbiter
+            .watch_round(pb::WatchRoundRequest { name: round.name.clone(), resume_token: "t1".into() })
+            .await,
+        "resume_token",
+    );
+    server.stop().await;
+}

@@ -57,7 +57,7 @@ fn check_event_id(id: &str) -> Result<(), String> {
 }
 
 /// The `{event}` of `events/{event}`.
-fn event_id(field: &str, name: &str) -> Result<String, ApiError> {
+pub(super) fn event_id(field: &str, name: &str) -> Result<String, ApiError> {
     let id = name.strip_prefix("events/").ok_or_else(|| {
         ApiError::field(field, format!("{} is not an event name: expected `events/{{event}}`", quote(name)))
     })?;
@@ -66,7 +66,7 @@ fn event_id(field: &str, name: &str) -> Result<String, ApiError> {
 }
 
 /// The event and round of `events/{event}/rounds/{round}`.
-fn round_id(field: &str, name: &str) -> Result<(String, u16), ApiError> {
+pub(super) fn round_id(field: &str, name: &str) -> Result<(String, u16), ApiError> {
     let bad = || {
         ApiError::field(
             field,
@@ -442,6 +442,15 @@ fn tournament_from_proto(e: &pb::Event) -> Result<record::Tournament, ApiError> 
     if broadcast.push_url.len() > 2048 || broadcast.push_token.len() > 1024 {
         violations.push(violation("event.broadcast", "the push URL or token is too long"));
     }
+    // Accepting settings nothing acts on would promise a feed that is not
+    // there: refused until the feed is built.
+    if broadcast != pb::Broadcast::default() {
+        violations.push(violation(
+            "event.broadcast",
+            "the live PGN feed (delay, push) is not served by this release yet; leave it empty \
+             (ExportRoundPgn gives a round's PGN on demand)",
+        ));
+    }
     let Some(regulations) = regulations.filter(|_| violations.is_empty()) else {
         return Err(ApiError::InvalidArgument(violations));
     };
@@ -561,10 +570,10 @@ fn board_result_to_proto(f: &Finished) -> pb::BoardResult {
 
 /// What a round's reading gathers: the round's rows and, per board, the
 /// game as read now.
-struct RoundReading {
-    row: RoundRow,
-    round: record::Round,
-    games: Vec<Option<crate::view::GameReading>>,
+pub(super) struct RoundReading {
+    pub(super) row: RoundRow,
+    pub(super) round: record::Round,
+    pub(super) games: Vec<Option<crate::view::GameReading>>,
 }
 
 impl RoundReading {
@@ -586,7 +595,10 @@ impl RoundReading {
 }
 
 impl Arbiter {
-    async fn tournament_row(&self, id: &str) -> Result<(TournamentRow, record::Tournament), ApiError> {
+    pub(super) async fn tournament_row(
+        &self,
+        id: &str,
+    ) -> Result<(TournamentRow, record::Tournament), ApiError> {
         let row =
             self.hall.store().tournament(id).await?.ok_or_else(|| ApiError::NotFound(event_name(id)))?;
         let t = record::decode_tournament(row.format, &row.spec_json)
@@ -594,7 +606,7 @@ impl Arbiter {
         Ok((row, t))
     }
 
-    async fn round_reading(&self, event: &str, number: u16) -> Result<RoundReading, ApiError> {
+    pub(super) async fn round_reading(&self, event: &str, number: u16) -> Result<RoundReading, ApiError> {
         let row = self
             .hall
             .store()
@@ -636,7 +648,7 @@ impl Arbiter {
     }
 
     /// The round as the wire shows it.
-    async fn round_to_proto(
+    pub(super) async fn round_to_proto(
         &self,
         event: &str,
         t: &record::Tournament,

@@ -77,6 +77,15 @@ pub struct GameSeat {
     pub black: i64,
 }
 
+/// An arbiter's acknowledgement of an alert of a round.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AlertAck {
+    pub alert_id: String,
+    /// Who acknowledged it (`arbiter`).
+    pub actor: String,
+    pub wall_ms: i64,
+}
+
 /// What a tournament-level request with a request id did (see
 /// [`TournamentStore::tournament_request`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -163,6 +172,24 @@ pub trait TournamentStore: Send + Sync {
         &self,
         game_id: &str,
     ) -> impl Future<Output = Result<Option<GameSeat>, StoreError>> + Send;
+    /// Records that `ack.actor` acknowledged an alert of a round, unless it
+    /// was acknowledged before, and returns the acknowledgement that stands.
+    ///
+    /// # Errors
+    /// [`StoreError::ResourceNotFound`] for an unknown round,
+    /// [`StoreError::Unavailable`].
+    fn acknowledge_alert(
+        &self,
+        tournament_id: &str,
+        round: i64,
+        ack: &AlertAck,
+    ) -> impl Future<Output = Result<AlertAck, StoreError>> + Send;
+    /// The acknowledgements of a round's alerts, in no particular order.
+    fn alert_acks(
+        &self,
+        tournament_id: &str,
+        round: i64,
+    ) -> impl Future<Output = Result<Vec<AlertAck>, StoreError>> + Send;
     /// What the tournament-level request with this id did in this scope.
     fn tournament_request(
         &self,
@@ -261,6 +288,31 @@ impl TournamentStore for Storage {
             match self {
                 Storage::Sqlite(store) => store.start_round(tournament_id, number, wall_ms).await,
                 Storage::Postgres(store) => store.start_round(tournament_id, number, wall_ms).await,
+            }
+        })
+        .await
+    }
+
+    async fn acknowledge_alert(
+        &self,
+        tournament_id: &str,
+        round: i64,
+        ack: &AlertAck,
+    ) -> Result<AlertAck, StoreError> {
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.acknowledge_alert(tournament_id, round, ack).await,
+                Storage::Postgres(store) => store.acknowledge_alert(tournament_id, round, ack).await,
+            }
+        })
+        .await
+    }
+
+    async fn alert_acks(&self, tournament_id: &str, round: i64) -> Result<Vec<AlertAck>, StoreError> {
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.alert_acks(tournament_id, round).await,
+                Storage::Postgres(store) => store.alert_acks(tournament_id, round).await,
             }
         })
         .await

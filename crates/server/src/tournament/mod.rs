@@ -6,6 +6,7 @@
 //! The wire calls a tournament an *event* (`events/{event}`); here it is a
 //! tournament, because an event is an entry of a game's log.
 
+pub mod alerts;
 pub mod record;
 pub mod report;
 pub mod results;

@@ -8,7 +8,8 @@ use sqlx::postgres::{PgConnection, PgRow};
 use super::{PostgresStore, classify, constraint, insert_game_row, unavailable, unique_violation};
 use crate::store::StoreError;
 use crate::store::tournament::{
-    GameSeat, Requested, RoundGame, RoundRow, TournamentRequest, TournamentRow, TournamentStore, round_name,
+    AlertAck, GameSeat, Requested, RoundGame, RoundRow, TournamentRequest, TournamentRow, TournamentStore,
+    round_name,
 };
 
 /// SQLSTATE `foreign_key_violation`.
@@ -280,6 +281,57 @@ impl TournamentStore for PostgresStore {
         .await
         .map_err(classify)?;
         start.flatten().ok_or_else(|| StoreError::ResourceNotFound(round_name(tournament_id, number)))
+    }
+
+    async fn acknowledge_alert(
+        &self,
+        tournament_id: &str,
+        round: i64,
+        ack: &AlertAck,
+    ) -> Result<AlertAck, StoreError> {
+        // One statement: the first acknowledgement stands, between replicas
+        // too (the no-op update makes the existing row come back).
+        let row = sqlx::query(
+            "INSERT INTO alert_acks (tournament_id, round_number, alert_id, actor, wall_ms) \
+             VALUES ($1, $2, $3, $4, $5) \
+             ON CONFLICT (tournament_id, round_number, alert_id) DO UPDATE SET actor = alert_acks.actor \
+             RETURNING actor, wall_ms",
+        )
+        .bind(tournament_id)
+        .bind(round)
+        .bind(ack.alert_id.as_str())
+        .bind(ack.actor.as_str())
+        .bind(ack.wall_ms)
+        .fetch_one(&self.inner.pool)
+        .await;
+        match row {
+            Ok(row) => Ok(AlertAck {
+                alert_id: ack.alert_id.clone(),
+                actor: row.try_get(0).map_err(unavailable)?,
+                wall_ms: row.try_get(1).map_err(unavailable)?,
+            }),
+            Err(e) if is_foreign_key(&e) => {
+                Err(StoreError::ResourceNotFound(round_name(tournament_id, round)))
+            }
+            Err(e) => Err(classify(e)),
+        }
+    }
+
+    async fn alert_acks(&self, tournament_id: &str, round: i64) -> Result<Vec<AlertAck>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT alert_id, actor, wall_ms FROM alert_acks WHERE tournament_id = $1 AND round_number = $2",
+        )
+        .bind(tournament_id)
+        .bind(round)
+        .fetch_all(&self.inner.pool)
+        .await
+        .map_err(unavailable)?;
+        rows.iter()
+            .map(|row| {
+                Ok(AlertAck { alert_id: row.try_get(0)?, actor: row.try_get(1)?, wall_ms: row.try_get(2)? })
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(unavailable)
     }
 
     async fn round_of_game(&self, game_id: &str) -> Result<Option<GameSeat>, StoreError> {

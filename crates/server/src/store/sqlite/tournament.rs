@@ -7,7 +7,8 @@ use sqlx::sqlite::{SqliteConnection, SqliteRow};
 
 use super::{Reply, SqliteStore, Work, apply_create_game, classify, code, sqlite_code, unavailable};
 use crate::store::tournament::{
-    GameSeat, Requested, RoundGame, RoundRow, TournamentRequest, TournamentRow, TournamentStore, round_name,
+    AlertAck, GameSeat, Requested, RoundGame, RoundRow, TournamentRequest, TournamentRow, TournamentStore,
+    round_name,
 };
 use crate::store::{RequestOrigin, StoreError};
 
@@ -18,6 +19,7 @@ pub(super) enum TournamentWrite {
     Update { row: TournamentRow, request: Option<(String, RequestOrigin)> },
     CreateRound { round: RoundRow, games: Vec<RoundGame>, request: Option<(String, RequestOrigin)> },
     StartRound { tournament_id: String, number: i64, wall_ms: i64 },
+    Acknowledge { tournament_id: String, round: i64, ack: AlertAck },
 }
 
 fn owned(request: Requested<'_>) -> Option<(String, RequestOrigin)> {
@@ -140,6 +142,39 @@ impl TournamentStore for SqliteStore {
         let write = TournamentWrite::StartRound { tournament_id: tournament_id.to_owned(), number, wall_ms };
         let text = self.submit(Work::Tournament(write), Reply::Text).await?;
         text.parse().map_err(|_| StoreError::Unavailable(format!("unreadable round start {text:?}")))
+    }
+
+    async fn acknowledge_alert(
+        &self,
+        tournament_id: &str,
+        round: i64,
+        ack: &AlertAck,
+    ) -> Result<AlertAck, StoreError> {
+        let write =
+            TournamentWrite::Acknowledge { tournament_id: tournament_id.to_owned(), round, ack: ack.clone() };
+        let text = self.submit(Work::Tournament(write), Reply::Text).await?;
+        let (wall_ms, actor) = text
+            .split_once(' ')
+            .and_then(|(ms, actor)| Some((ms.parse().ok()?, actor.to_owned())))
+            .ok_or_else(|| StoreError::Unavailable(format!("unreadable acknowledgement {text:?}")))?;
+        Ok(AlertAck { alert_id: ack.alert_id.clone(), actor, wall_ms })
+    }
+
+    async fn alert_acks(&self, tournament_id: &str, round: i64) -> Result<Vec<AlertAck>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT alert_id, actor, wall_ms FROM alert_acks WHERE tournament_id = ?1 AND round_number = ?2",
+        )
+        .bind(tournament_id)
+        .bind(round)
+        .fetch_all(&self.inner.read)
+        .await
+        .map_err(unavailable)?;
+        rows.iter()
+            .map(|row| {
+                Ok(AlertAck { alert_id: row.try_get(0)?, actor: row.try_get(1)?, wall_ms: row.try_get(2)? })
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(unavailable)
     }
 
     async fn round_of_game(&self, game_id: &str) -> Result<Option<GameSeat>, StoreError> {
@@ -289,6 +324,36 @@ pub(super) async fn apply(
             }
             record_request(conn, request.as_ref(), &name).await?;
             Ok(String::new())
+        }
+        TournamentWrite::Acknowledge { tournament_id, round, ack } => {
+            let inserted = sqlx::query(
+                "INSERT INTO alert_acks (tournament_id, round_number, alert_id, actor, wall_ms) \
+                 VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
+            )
+            .bind(tournament_id.as_str())
+            .bind(*round)
+            .bind(ack.alert_id.as_str())
+            .bind(ack.actor.as_str())
+            .bind(ack.wall_ms)
+            .execute(&mut *conn)
+            .await;
+            match inserted {
+                Ok(_) => {}
+                Err(e) if sqlite_code(&e) == Some(code::FOREIGN_KEY) => {
+                    return Err(StoreError::ResourceNotFound(round_name(tournament_id, *round)));
+                }
+                Err(e) => return Err(classify(e)),
+            }
+            let (actor, wall_ms): (String, i64) = sqlx::query_as(
+                "SELECT actor, wall_ms FROM alert_acks WHERE tournament_id = ?1 AND round_number = ?2 AND alert_id = ?3",
+            )
+            .bind(tournament_id.as_str())
+            .bind(*round)
+            .bind(ack.alert_id.as_str())
+            .fetch_one(&mut *conn)
+            .await
+            .map_err(classify)?;
+            Ok(format!("{wall_ms} {actor}"))
         }
         TournamentWrite::StartRound { tournament_id, number, wall_ms } => {
             sqlx::query(
