@@ -721,5 +721,60 @@ async fn a_round_watch_streams_alerts_and_acknowledgements() {
             .await,
         "resume_token",
     );
+    late_entries_and_point_adjustments(&server, &mut arbiter).await;
     server.stop().await;
+}
+
+/// After round 1 of `events/hall` (2 beat 1 on time, 3 beat 4): a late
+/// entry joins, a taken start number is refused, and an arbiter's point
+/// adjustment (12.9.5 after the game; TRF 299) moves the standings; a
+/// service token may not adjust points.
+async fn late_entries_and_point_adjustments(server: &TestServer, arbiter: &mut Client) {
+    let late = pb::Participant { start_number: 5, name: "Late, Lena".into(), ..Default::default() };
+    let add = |participants: Vec<pb::Participant>, request_id: &str| pb::AddParticipantsRequest {
+        event: "events/hall".into(),
+        participants,
+        request_id: request_id.into(),
+    };
+    let event = arbiter
+        .add_participants(add(vec![late.clone()], "late-5"))
+        .await
+        .unwrap()
+        .into_inner()
+        .event
+        .unwrap();
+    assert_eq!(event.participants.iter().map(|p| p.start_number).collect::<Vec<_>>(), [1, 2, 3, 4, 5]);
+    // The same request again is a retry: nothing is added twice.
+    let again =
+        arbiter.add_participants(add(vec![late], "late-5")).await.unwrap().into_inner().event.unwrap();
+    assert_eq!(again.participants.len(), 5);
+    let taken = pb::Participant { start_number: 1, name: "Twin, Tom".into(), ..Default::default() };
+    expect_bad_field(arbiter.add_participants(add(vec![taken], "")).await, "participants[0].start_number");
+    let adjust = pb::AdjustPointsRequest {
+        event: "events/hall".into(),
+        adjustment: Some(pb::PointAdjustment {
+            participant: 3,
+            round: 1,
+            halves: -1,
+            reason: "12.9.5: phone rang after the game".into(),
+        }),
+        request_id: String::new(),
+    };
+    let mut service = server.client(Some(SERVICE_TOKEN)).await;
+    expect_code(service.adjust_points(adjust.clone()).await, Code::PermissionDenied);
+    arbiter.adjust_points(adjust).await.unwrap();
+    let s = arbiter
+        .get_standings(pb::GetStandingsRequest { event: "events/hall".into(), round: 0 })
+        .await
+        .unwrap()
+        .into_inner();
+    let points: Vec<(i32, &str)> = s.standings.iter().map(|r| (r.participant, r.points.as_str())).collect();
+    assert_eq!(points, [(2, "1"), (3, "½"), (1, "0"), (4, "0"), (5, "0")]);
+    let trf = arbiter
+        .export_trf(pb::ExportTrfRequest { event: "events/hall".into(), round: 0 })
+        .await
+        .unwrap()
+        .into_inner()
+        .trf;
+    assert!(trf.lines().any(|l| l.starts_with("299")), "the adjustment is in the TRF: {trf}");
 }

@@ -434,9 +434,8 @@ fn tournament_from_proto(e: &pb::Event) -> Result<record::Tournament, ApiError> 
     if delay.is_none() {
         violations.push(violation("event.broadcast.delay_seconds", "0 to 86400 seconds"));
     }
-    if !broadcast.push_url.is_empty()
-        && !(broadcast.push_url.starts_with("https://") || broadcast.push_url.starts_with("http://"))
-    {
+    let web = |url: &str| url.starts_with("https://") || url.starts_with("http://");
+    if !broadcast.push_url.is_empty() && !web(&broadcast.push_url) {
         violations.push(violation("event.broadcast.push_url", "an http:// or https:// URL"));
     }
     if broadcast.push_url.len() > 2048 || broadcast.push_token.len() > 1024 {
@@ -852,19 +851,16 @@ impl Arbiter {
     async fn change_tournament(
         &self,
         metadata: &MetadataMap,
-        roles: &[Role],
-        method: (&'static str, &'static str),
-        request_id: &str,
-        fingerprint: String,
+        (roles, rpc): (&[Role], &'static str),
+        sent: Sent<'_>,
         id: &str,
         change: impl Fn(&mut record::Tournament) -> Result<(), ApiError>,
     ) -> Result<pb::Event, ApiError> {
         let (principal, caller) = self.auth.identify(metadata).await?;
-        principal.require(roles, method.1)?;
-        let stamped =
-            Sent { method: method.0, request_id, fingerprint }.stamp(&Caller::of(&principal, &caller))?;
+        principal.require(roles, rpc)?;
+        let stamped = sent.stamp(&Caller::of(&principal, &caller))?;
         if let Some(s) = &stamped
-            && self.tournament_request_before(s, method.1).await?.is_some()
+            && self.tournament_request_before(s, rpc).await?.is_some()
         {
             return self.event_proto(id).await;
         }
@@ -917,10 +913,8 @@ impl Arbiter {
         let event = self
             .change_tournament(
                 metadata,
-                &[Role::Service, Role::Arbiter],
-                ("add_participants", "AddParticipants"),
-                &r.request_id,
-                fingerprint,
+                (&[Role::Service, Role::Arbiter], "AddParticipants"),
+                Sent { method: "add_participants", request_id: &r.request_id, fingerprint },
                 &id,
                 |t| {
                     let mut violations = Vec::new();
@@ -966,10 +960,8 @@ impl Arbiter {
         let event = self
             .change_tournament(
                 metadata,
-                &[Role::Arbiter],
-                ("adjust_points", "AdjustPoints"),
-                &r.request_id,
-                fingerprint,
+                (&[Role::Arbiter], "AdjustPoints"),
+                Sent { method: "adjust_points", request_id: &r.request_id, fingerprint },
                 &id,
                 |t| {
                     let a = adjustment_from_proto("adjustment", &adjustment, &t.participants)
@@ -1056,7 +1048,7 @@ impl Arbiter {
         let last = existing.iter().map(|r| r.number).max().unwrap_or(0);
         let number = match r.round {
             0 => last + 1,
-            n if n < 0 || n > 999 => {
+            n if !(0..=999).contains(&n) => {
                 return Err(ApiError::field("round", "a round is 1 to 999 (0: the next)"));
             }
             n => i64::from(n),

@@ -639,10 +639,6 @@ struct Job {
     reply: Reply,
 }
 
-#[expect(
-    clippy::large_enum_variant,
-    reason = "a job is moved once into the queue; boxing the creation would only add an allocation"
-)]
 enum Work {
     Append(Append),
     /// A game, the `CreateGame` request (its id and origin) that makes it,
