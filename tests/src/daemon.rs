@@ -103,6 +103,8 @@ impl Daemon {
                 "127.0.0.1:0",
                 "--metrics-listen",
                 "127.0.0.1:0",
+                "--http-listen",
+                "127.0.0.1:0",
                 "--database-url",
                 database_url,
             ])

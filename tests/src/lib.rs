@@ -65,6 +65,8 @@ pub type Client = ArbiterServiceClient<InterceptedService<Channel, Bearer>>;
 #[derive(Debug)]
 pub struct TestServer {
     pub addr: SocketAddr,
+    /// The HTTP address (the broadcast feed), on a port of its own.
+    pub http_addr: SocketAddr,
     pub database_url: String,
     /// With TLS: the PEM certificate clients trust (the CA of the server's
     /// certificate, or the certificate itself when it is self-signed).
@@ -148,6 +150,9 @@ impl TestServer {
         }
         let listener = bound.unwrap_or_else(|e| panic!("cannot bind {addr}: {e}"));
         let addr = listener.local_addr().expect("addr");
+        let http = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind an HTTP port");
+        let http_addr = http.local_addr().expect("HTTP addr");
+        let http = http.into_std().expect("std listener");
         let mut config = Config::new(database_url.clone());
         config.tokens = vec![
             (Role::Arbiter, ARBITER_TOKEN.to_string()),
@@ -168,8 +173,11 @@ impl TestServer {
                 .build()
                 .expect("server runtime");
             let result = runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
-                let served = arbiter_server::run(listener, config, async {
+                let listeners = arbiter_server::Listeners {
+                    grpc: tokio::net::TcpListener::from_std(listener).expect("listener"),
+                    http: Some(tokio::net::TcpListener::from_std(http).expect("HTTP listener")),
+                };
+                let served = arbiter_server::serve(listeners, config, async {
                     let _ = stopped.await;
                 });
                 tokio::select! {
@@ -182,6 +190,7 @@ impl TestServer {
         });
         let server = TestServer {
             addr,
+            http_addr,
             database_url,
             tls_ca,
             dir,

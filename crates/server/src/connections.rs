@@ -81,6 +81,8 @@ impl ConnectionLimits {
 pub(crate) enum Port {
     Grpc,
     Metrics,
+    /// The HTTP address (the broadcast feed).
+    Http,
 }
 
 impl Port {
@@ -88,6 +90,7 @@ impl Port {
         match self {
             Port::Grpc => "grpc",
             Port::Metrics => "metrics",
+            Port::Http => "http",
         }
     }
 }

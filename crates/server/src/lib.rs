@@ -11,6 +11,7 @@
 pub mod api;
 pub mod auth;
 pub mod board;
+pub mod broadcast;
 pub mod connections;
 pub mod error;
 pub mod event_log;
@@ -84,6 +85,20 @@ pub struct Config {
     /// A gRPC connection with no call in flight for this long is closed
     /// (see [`connections`]); clients reconnect on their next call.
     pub idle_connection_timeout: Duration,
+    /// Connections open at once on the HTTP address (the broadcast feed).
+    pub http_max_connections: usize,
+    /// How often the rounds of events with a broadcast push URL are pushed
+    /// (when their PGN changed).
+    pub broadcast_push_interval: Duration,
+}
+
+/// Where the service answers.
+#[derive(Debug)]
+pub struct Listeners {
+    /// The gRPC API.
+    pub grpc: TcpListener,
+    /// HTTP: the broadcast feed (see [`broadcast`]); `None`: not served.
+    pub http: Option<TcpListener>,
 }
 
 /// How long a gRPC connection may go without a call: long enough that a
@@ -115,6 +130,8 @@ impl Config {
             http2_keepalive_interval: Duration::from_secs(30),
             http2_keepalive_timeout: Duration::from_secs(20),
             idle_connection_timeout: DEFAULT_IDLE_CONNECTION_TIMEOUT,
+            http_max_connections: 256,
+            broadcast_push_interval: Duration::from_secs(10),
         }
     }
 }
@@ -422,7 +439,8 @@ pub fn check_configured_tokens(tokens: &[(Role, String)]) -> Result<(), ServerEr
 }
 
 /// Serves the API on `listener` until `shutdown` completes, then finishes
-/// in-flight requests, ends watch streams and flushes storage.
+/// in-flight requests, ends watch streams and flushes storage. No HTTP
+/// feed: see [`serve`].
 ///
 /// # Errors
 /// [`ServerError`] if storage cannot be opened, TLS is misconfigured, or
@@ -432,6 +450,20 @@ pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ServerError> {
+    serve(Listeners { grpc: listener, http: None }, config, shutdown).await
+}
+
+/// [`run`] on every listener of `listeners`: the gRPC API, and the HTTP
+/// broadcast feed when there is an HTTP listener.
+///
+/// # Errors
+/// As [`run`].
+pub async fn serve(
+    listeners: Listeners,
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<(), ServerError> {
+    let Listeners { grpc: listener, http } = listeners;
     telemetry::install_recorder();
     check_configured_tokens(&config.tokens)?;
     check_key_file_given(&config.database_url, config.player_token_key_file.as_deref())?;
@@ -446,7 +478,8 @@ pub async fn run(
     if let Some(fitted) = connections::fit_under(
         file_limit,
         limits.max_connections,
-        ConnectionLimits::METRICS_DEFAULT.max_connections,
+        ConnectionLimits::METRICS_DEFAULT.max_connections
+            + if http.is_some() { config.http_max_connections } else { 0 },
     ) {
         tracing::warn!(
             configured = limits.max_connections,
@@ -518,6 +551,18 @@ pub async fn run(
         quotas: Arc::new(quota::Quotas::new(config.limits)),
         boards: Arc::new(board::Boards::default()),
     };
+    if let Some(http) = http {
+        let limits = ConnectionLimits {
+            max_connections: config.http_max_connections,
+            handshake_timeout: config.connections.handshake_timeout,
+        };
+        tokio::spawn(broadcast::serve_feed(http, arbiter.clone(), limits, stop.clone()));
+    }
+    tokio::spawn(broadcast::push_rounds(
+        arbiter.clone(),
+        broadcast::PushSettings { every: config.broadcast_push_interval, timeout: Duration::from_secs(30) },
+        background.clone(),
+    ));
 
     let (health, health_service) = tonic_health::server::health_reporter();
     {

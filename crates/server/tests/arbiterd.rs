@@ -38,7 +38,16 @@ fn db_url(dir: &Path) -> String {
 fn serve(dir: &Path, args: &[&str]) -> (Child, String) {
     let mut child = arbiterd()
         .current_dir(dir)
-        .args(["--listen", "127.0.0.1:0", "--metrics-listen", "off", "--database-url", &db_url(dir)])
+        .args([
+            "--listen",
+            "127.0.0.1:0",
+            "--metrics-listen",
+            "off",
+            "--http-listen",
+            "off",
+            "--database-url",
+            &db_url(dir),
+        ])
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -118,7 +127,16 @@ fn an_existing_token_file_is_replaced_by_a_private_one_and_a_symlink_is_refused(
     std::os::unix::fs::symlink(&target, dir.path().join("arbiterd-tokens.txt")).unwrap();
     let o = run(
         dir.path(),
-        &["--listen", "127.0.0.1:0", "--metrics-listen", "off", "--database-url", &db_url(dir.path())],
+        &[
+            "--listen",
+            "127.0.0.1:0",
+            "--metrics-listen",
+            "off",
+            "--http-listen",
+            "off",
+            "--database-url",
+            &db_url(dir.path()),
+        ],
     );
     assert!(!o.status.success());
     assert!(text(&o).contains("symbolic link"), "{}", text(&o));
@@ -178,6 +196,8 @@ fn weak_and_placeholder_tokens_are_refused_naming_their_flag() {
                 "127.0.0.1:0",
                 "--metrics-listen",
                 "off",
+                "--http-listen",
+                "off",
                 "--database-url",
                 &db_url(dir.path()),
             ])
@@ -217,7 +237,16 @@ fn tokens_come_from_a_file_and_one_on_the_command_line_is_warned_about() {
 fn serve_with(mut c: Command, dir: &Path) -> (Child, String) {
     let o = c
         .current_dir(dir)
-        .args(["--listen", "127.0.0.1:0", "--metrics-listen", "off", "--database-url", &db_url(dir)])
+        .args([
+            "--listen",
+            "127.0.0.1:0",
+            "--metrics-listen",
+            "off",
+            "--http-listen",
+            "off",
+            "--database-url",
+            &db_url(dir),
+        ])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -275,7 +304,7 @@ fn a_postgres_database_needs_a_key_file() {
     let o = arbiterd()
         .current_dir(dir.path())
         .env("ARBITER_SERVICE_TOKEN", STRONG)
-        .args(["--listen", "127.0.0.1:0", "--metrics-listen", "off"])
+        .args(["--listen", "127.0.0.1:0", "--metrics-listen", "off", "--http-listen", "off"])
         .args(["--database-url", "postgres://nobody@127.0.0.1:1/none?connect_timeout=1"])
         .output()
         .unwrap();

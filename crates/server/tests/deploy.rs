@@ -450,7 +450,15 @@ fn the_certificate_steps_make_a_certificate_arbiterd_serves() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_arbiterd"))
         .current_dir(dir.path())
         .env_remove("ARBITER_LISTEN")
-        .args(["--listen", "127.0.0.1:0", "--metrics-listen", "off", "--database-url"])
+        .args([
+            "--listen",
+            "127.0.0.1:0",
+            "--metrics-listen",
+            "off",
+            "--http-listen",
+            "off",
+            "--database-url",
+        ])
         .arg(format!("sqlite://{}", dir.path().join("a.db").display()))
         .arg("--tls-cert")
         .arg(tls.join("tls.crt"))

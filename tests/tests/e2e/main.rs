@@ -7,6 +7,7 @@ mod audit_touch;
 mod auth;
 mod board;
 mod board_bridge;
+mod broadcast;
 mod clocks;
 mod connections;
 mod draws;

@@ -42,6 +42,19 @@ struct ServeArgs {
     /// disable.
     #[arg(long, env = "ARBITER_METRICS_LISTEN", default_value = "127.0.0.1:9464", global = true)]
     metrics_listen: String,
+    /// Address to serve HTTP on: the live PGN feed of events with a
+    /// broadcast (`/events/{event}/rounds/{round}/pgn`, public, with the
+    /// event's delay applied); `off` to disable.
+    #[arg(long, env = "ARBITER_HTTP_LISTEN", default_value = "127.0.0.1:8080", global = true)]
+    http_listen: String,
+    /// HTTP connections open at once.
+    #[arg(long, env = "ARBITER_HTTP_MAX_CONNECTIONS", default_value_t = 256,
+          value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize), global = true)]
+    http_max_connections: usize,
+    /// How often rounds are pushed to their broadcast's push URL (when
+    /// they changed), e.g. `10s`.
+    #[arg(long, env = "ARBITER_BROADCAST_PUSH_INTERVAL", default_value = "10s", value_parser = parse_duration, global = true)]
+    broadcast_push_interval: Duration,
     /// PEM certificate chain: serve TLS (with --tls-key).
     #[arg(long, env = "ARBITER_TLS_CERT", requires = "tls_key", global = true)]
     tls_cert: Option<PathBuf>,
@@ -398,6 +411,12 @@ async fn serve(args: ServeArgs, matches: &clap::ArgMatches) -> anyhow::Result<()
         ConnectionLimits { max_connections: args.max_connections, handshake_timeout: args.handshake_timeout };
     config.http2_keepalive_interval = args.http2_keepalive_interval;
     config.http2_keepalive_timeout = args.http2_keepalive_timeout;
+    config.http_max_connections = args.http_max_connections;
+    anyhow::ensure!(
+        !args.broadcast_push_interval.is_zero(),
+        "--broadcast-push-interval must be longer than 0"
+    );
+    config.broadcast_push_interval = args.broadcast_push_interval;
     anyhow::ensure!(
         args.create_rate.is_finite() && args.create_rate > 0.0,
         "--create-rate must be a positive number of calls a second"
@@ -478,7 +497,17 @@ async fn serve(args: ServeArgs, matches: &clap::ArgMatches) -> anyhow::Result<()
         };
         tokio::spawn(arbiter_server::serve_metrics(metrics, limits));
     }
-    arbiter_server::run(listener, config, shutdown_signal()).await?;
+    let http = if args.http_listen == "off" {
+        None
+    } else {
+        let http = tokio::net::TcpListener::bind(&args.http_listen)
+            .await
+            .with_context(|| format!("cannot listen on {} for HTTP", args.http_listen))?;
+        println!("broadcast feed: http://{}/events/{{event}}/rounds/{{round}}/pgn", http.local_addr()?);
+        Some(http)
+    };
+    arbiter_server::serve(arbiter_server::Listeners { grpc: listener, http }, config, shutdown_signal())
+        .await?;
     Ok(())
 }
 

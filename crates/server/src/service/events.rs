@@ -40,6 +40,31 @@ const MAX_PARTICIPANTS: usize = 9999;
 /// open is about 600 KB.
 const MAX_PAIRINGS: usize = 2 * 1024 * 1024;
 
+/// The longest push URL accepted.
+const MAX_URL: usize = 2048;
+
+/// A broadcast push URL: `http://` or `https://`, a host, no user info.
+fn check_push_url(url: &str) -> Result<(), String> {
+    let uri: hyper::Uri = url.parse().map_err(|e| format!("not a URL: {e}"))?;
+    match uri.scheme_str() {
+        Some("http" | "https") => {}
+        _ => return Err("an http:// or https:// URL".to_owned()),
+    }
+    match uri.authority() {
+        None => Err("a URL with a host".to_owned()),
+        Some(a) if a.as_str().contains('@') => {
+            Err("no user or password in the URL (the token goes in push_token)".to_owned())
+        }
+        Some(_) if url.len() > MAX_URL => Err(format!("at most {MAX_URL} bytes")),
+        Some(_) => Ok(()),
+    }
+}
+
+/// A bearer token goes into an HTTP header as it is.
+fn token_ok(token: &str) -> bool {
+    token.bytes().all(|b| b.is_ascii_graphic())
+}
+
 fn check_event_id(id: &str) -> Result<(), String> {
     let ok = !id.is_empty()
         && id.len() <= MAX_EVENT_ID
@@ -429,26 +454,22 @@ fn tournament_from_proto(e: &pb::Event) -> Result<record::Tournament, ApiError> 
     if unrated_rating.is_none() {
         violations.push(violation("event.unrated_rating", "0 (none) to 3500"));
     }
+    let published = e.broadcast.is_some();
     let broadcast = e.broadcast.clone().unwrap_or_default();
     let delay = u32::try_from(broadcast.delay_seconds).ok().filter(|d| *d <= 86_400);
     if delay.is_none() {
         violations.push(violation("event.broadcast.delay_seconds", "0 to 86400 seconds"));
     }
-    let web = |url: &str| url.starts_with("https://") || url.starts_with("http://");
-    if !broadcast.push_url.is_empty() && !web(&broadcast.push_url) {
-        violations.push(violation("event.broadcast.push_url", "an http:// or https:// URL"));
+    if !broadcast.push_url.is_empty()
+        && let Err(why) = check_push_url(&broadcast.push_url.replace("{round}", "1"))
+    {
+        violations.push(violation("event.broadcast.push_url", why));
     }
-    if broadcast.push_url.len() > 2048 || broadcast.push_token.len() > 1024 {
+    if broadcast.push_url.len() > MAX_URL || broadcast.push_token.len() > 1024 {
         violations.push(violation("event.broadcast", "the push URL or token is too long"));
     }
-    // Accepting settings nothing acts on would promise a feed that is not
-    // there: refused until the feed is built.
-    if broadcast != pb::Broadcast::default() {
-        violations.push(violation(
-            "event.broadcast",
-            "the live PGN feed (delay, push) is not served by this release yet; leave it empty \
-             (ExportRoundPgn gives a round's PGN on demand)",
-        ));
+    if !token_ok(&broadcast.push_token) {
+        violations.push(violation("event.broadcast.push_token", "a token is printable ASCII without spaces"));
     }
     let Some(regulations) = regulations.filter(|_| violations.is_empty()) else {
         return Err(ApiError::InvalidArgument(violations));
@@ -471,6 +492,7 @@ fn tournament_from_proto(e: &pb::Event) -> Result<record::Tournament, ApiError> 
         end_date: e.end_date.clone(),
         chief_arbiter: e.chief_arbiter.clone(),
         broadcast: record::Broadcast {
+            published,
             delay_seconds: delay.unwrap_or(0),
             push_url: broadcast.push_url,
             push_token: broadcast.push_token,
@@ -516,7 +538,7 @@ fn tournament_to_proto(
         start_date: t.start_date.clone(),
         end_date: t.end_date.clone(),
         chief_arbiter: t.chief_arbiter.clone(),
-        broadcast: Some(pb::Broadcast {
+        broadcast: t.broadcast.published.then(|| pb::Broadcast {
             delay_seconds: i32::try_from(t.broadcast.delay_seconds).unwrap_or(i32::MAX),
             push_url: t.broadcast.push_url.clone(),
             push_token: String::new(),
@@ -699,6 +721,7 @@ impl Arbiter {
                 .collect(),
             create_time: Some(timestamp(reading.row.created_wall_ms)),
             start_time: reading.row.started_wall_ms.map(timestamp),
+            broadcast_push_url: reading.round.push_url.clone(),
         })
     }
 
@@ -1070,6 +1093,10 @@ impl Arbiter {
         }
         let number = u16::try_from(number).unwrap_or(u16::MAX);
         let round = RoundNumber::new(number).map_err(|e| ApiError::field("round", e.to_string()))?;
+        if !r.broadcast_push_url.is_empty() {
+            check_push_url(&r.broadcast_push_url)
+                .map_err(|why| ApiError::field("broadcast_push_url", why))?;
+        }
         let pairings = Self::read_pairings(&t, round, &r.pairings, r.format)?;
         let template = t.template().map_err(|e| ApiError::stored(event_name(&id), e))?;
         let now = crate::table::wall_ms();
@@ -1135,7 +1162,7 @@ impl Arbiter {
             .iter()
             .map(|(n, kind)| record::Bye { participant: n.get(), kind: tournament::bye_record(*kind) })
             .collect();
-        let round_record = record::Round { boards, byes };
+        let round_record = record::Round { boards, byes, push_url: r.broadcast_push_url.clone() };
         let row = RoundRow {
             tournament_id: id.clone(),
             number: i64::from(number),
@@ -1377,12 +1404,92 @@ impl Arbiter {
     ) -> Result<pb::ExportRoundPgnResponse, ApiError> {
         self.require_reader(metadata, "ExportRoundPgn").await?;
         let (id, number) = round_id("name", &r.name)?;
-        Ok(pb::ExportRoundPgnResponse { pgn: self.round_pgn(&id, number).await? })
+        let (_, t) = self.tournament_row(&id).await?;
+        Ok(pb::ExportRoundPgnResponse { pgn: self.round_pgn(&id, &t, number, None).await? })
     }
 
-    /// Every game of a round as PGN, by board.
-    pub(crate) async fn round_pgn(&self, id: &str, number: u16) -> Result<String, ApiError> {
-        let (_, t) = self.tournament_row(id).await?;
+    /// A round's PGN as the event's broadcast publishes it (its delay
+    /// applied): for the HTTP feed.
+    ///
+    /// # Errors
+    /// [`ApiError::NotFound`] for an event without a broadcast (or with no
+    /// such id) or a round it does not have.
+    pub(crate) async fn broadcast_pgn(&self, id: &str, number: u16) -> Result<String, ApiError> {
+        let unknown = || ApiError::NotFound(format!("the broadcast of {}", event_name(id)));
+        if check_event_id(id).is_err() {
+            return Err(unknown());
+        }
+        let (_, t) = match self.tournament_row(id).await {
+            Ok(found) => found,
+            Err(ApiError::NotFound(_)) => return Err(unknown()),
+            Err(e) => return Err(e),
+        };
+        if !t.broadcast.published {
+            return Err(unknown());
+        }
+        let cutoff = crate::table::wall_ms() - i64::from(t.broadcast.delay_seconds) * 1000;
+        self.round_pgn(id, &t, number, Some(cutoff)).await
+    }
+
+    /// The started rounds (since `since_wall_ms`) of every event whose
+    /// broadcast pushes them, with their PGN as published now.
+    ///
+    /// # Errors
+    /// [`ApiError`] if storage fails; an event or round that cannot be read
+    /// is logged and left out.
+    pub(crate) async fn broadcast_pushes(
+        &self,
+        since_wall_ms: i64,
+    ) -> Result<Vec<crate::broadcast::Due>, ApiError> {
+        let mut due = Vec::new();
+        let mut after: Option<String> = None;
+        loop {
+            let rows = self.hall.store().list_tournaments(after.as_deref(), 100).await?;
+            let Some(last) = rows.last() else { break };
+            after = Some(last.id.clone());
+            for row in rows {
+                let Ok(t) = record::decode_tournament(row.format, &row.spec_json) else { continue };
+                if !t.broadcast.published {
+                    continue;
+                }
+                let cutoff = crate::table::wall_ms() - i64::from(t.broadcast.delay_seconds) * 1000;
+                for round in self.hall.store().rounds(&row.id).await? {
+                    if round.started_wall_ms.is_none_or(|at| at < since_wall_ms) {
+                        continue;
+                    }
+                    let number = u16::try_from(round.number).unwrap_or(u16::MAX);
+                    let Ok(spec) = record::decode_round(round.format, &round.spec_json) else { continue };
+                    let Some(url) = crate::broadcast::push_url(&t.broadcast.push_url, &spec.push_url, number)
+                    else {
+                        continue;
+                    };
+                    match self.round_pgn(&row.id, &t, number, Some(cutoff)).await {
+                        Ok(pgn) => due.push(crate::broadcast::Due {
+                            event: row.id.clone(),
+                            round: number,
+                            url,
+                            token: t.broadcast.push_token.clone(),
+                            pgn,
+                        }),
+                        Err(e) => {
+                            tracing::warn!(event = %row.id, round = number, error = %e, "cannot read a round to push")
+                        }
+                    }
+                }
+            }
+        }
+        Ok(due)
+    }
+
+    /// Every game of a round as PGN, by board; with a cutoff (Unix
+    /// milliseconds), as it stood then (see [`crate::broadcast::cut`]).
+    pub(crate) async fn round_pgn(
+        &self,
+        id: &str,
+        t: &record::Tournament,
+        number: u16,
+        cutoff_wall_ms: Option<i64>,
+    ) -> Result<String, ApiError> {
         let reading = self.round_reading(id, number).await?;
         let mut out = String::new();
         for (board, game) in reading.round.boards.iter().zip(&reading.games) {
@@ -1396,7 +1503,10 @@ impl Arbiter {
                 }
             }
             rows.retain(|r| r.seq <= g.last_seq);
-            let game = to_proto::game(g);
+            let mut game = to_proto::game(g);
+            if let Some(cutoff) = cutoff_wall_ms {
+                crate::broadcast::cut(&mut game, &mut rows, cutoff)?;
+            }
             let rating = |n: u16| t.participant(n).map_or(0, |p| p.rating);
             let seat = crate::pgn::Seat {
                 event: t.title.clone(),

@@ -150,6 +150,9 @@ pub struct Participant {
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Broadcast {
+    /// The event has a feed (records written before the feed have none).
+    #[serde(default)]
+    pub published: bool,
     pub delay_seconds: u32,
     pub push_url: String,
     pub push_token: String,
@@ -169,6 +172,10 @@ pub struct Adjustment {
 pub struct Round {
     pub boards: Vec<Board>,
     pub byes: Vec<Bye>,
+    /// Where the event's broadcast pushes this round; empty: the event's
+    /// push URL, if any.
+    #[serde(default)]
+    pub push_url: String,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
