@@ -1444,6 +1444,17 @@ pub struct EventCreateArgs {
     /// The chief arbiter (TRF 102).
     #[arg(long, default_value = "")]
     pub chief_arbiter: String,
+    /// Broadcast the rounds live (a PGN feed on arbiterd's HTTP address), each move this
+    /// long after it was made: `0s`, `15m`, `30m` (fair play).
+    #[arg(long, value_name = "DELAY", value_parser = parse::broadcast_delay)]
+    pub broadcast_delay: Option<i32>,
+    /// Also push every round to a lichess-compatible broadcast endpoint; `{round}` is
+    /// replaced by the round number (a round's own `--push-url` takes its place).
+    #[arg(long, value_name = "URL", requires = "broadcast_delay")]
+    pub push_url: Option<String>,
+    /// The file holding the push endpoint's bearer token (a lichess token with `study:write`).
+    #[arg(long, value_name = "FILE", requires = "broadcast_delay")]
+    pub push_token_file: Option<PathBuf>,
     /// The regulations of every game of the event.
     #[command(flatten)]
     pub regulations: RegulationArgs,
@@ -1532,6 +1543,9 @@ pub struct RoundCreateArgs {
     /// Start all clocks at once.
     #[arg(long)]
     pub start: bool,
+    /// Push this round's live PGN here (a lichess round's push URL) when the event is broadcast.
+    #[arg(long, value_name = "URL")]
+    pub push_url: Option<String>,
 }
 
 /// The format of a pairing list.

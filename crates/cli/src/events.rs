@@ -208,6 +208,17 @@ async fn create(global: &GlobalArgs, a: &EventCreateArgs) -> anyhow::Result<u8> 
         unrated_rating: a.unrated_rating,
         round_robin: a.round_robin,
         forfeits_in_direct_encounter: a.forfeits_in_direct_encounter,
+        broadcast: match a.broadcast_delay {
+            Some(delay_seconds) => Some(pb::Broadcast {
+                delay_seconds,
+                push_url: a.push_url.clone().unwrap_or_default(),
+                push_token: match &a.push_token_file {
+                    Some(path) => read_text(path)?.trim().to_owned(),
+                    None => String::new(),
+                },
+            }),
+            None => None,
+        },
         ..pb::Event::default()
     };
     let request = pb::CreateEventRequest {
@@ -244,6 +255,15 @@ fn event_text(e: &pb::Event) -> String {
     );
     if let Some(r) = &e.regulations {
         text.push_str(&format!("time:        {}\n", r.time_control));
+    }
+    match &e.broadcast {
+        Some(b) if b.push_url.is_empty() => {
+            text.push_str(&format!("broadcast:   {}s delay\n", b.delay_seconds));
+        }
+        Some(b) => {
+            text.push_str(&format!("broadcast:   {}s delay, pushed to {}\n", b.delay_seconds, b.push_url))
+        }
+        None => {}
     }
     text.push_str(&format!("players:     {}\n", e.participants.len()));
     for p in &e.participants {
@@ -357,6 +377,7 @@ async fn create_round(global: &GlobalArgs, a: &RoundCreateArgs) -> anyhow::Resul
             Some(PairingFormatArg::Trf) => pb::PairingFormat::Trf,
             Some(PairingFormatArg::List) => pb::PairingFormat::List,
         } as i32;
+        r.broadcast_push_url = a.push_url.clone().unwrap_or_default();
     });
     let created = global.prepare(call).await?;
     if global.json {

@@ -149,6 +149,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn broadcast_delays() {
+        assert_eq!(broadcast_delay("15m"), Ok(900));
+        assert_eq!(broadcast_delay("0s"), Ok(0));
+        assert_eq!(broadcast_delay("24h"), Ok(86_400));
+        for bad in ["900", "1.5s", "-1m", "25h", "soon"] {
+            assert!(broadcast_delay(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn durations() {
         assert_eq!(duration_ms("90s").unwrap(), 90_000);
         assert_eq!(duration_ms("2m").unwrap(), 120_000);
@@ -267,6 +277,24 @@ pub fn tie_break(text: &str) -> Result<pb::TieBreak, String> {
 /// The first that is not one.
 pub fn tie_breaks(text: &str) -> Result<Vec<pb::TieBreak>, String> {
     text.split(',').filter(|t| !t.trim().is_empty()).map(tie_break).collect()
+}
+
+/// A broadcast delay in whole seconds: a duration with a unit (`0s`, `15m`,
+/// `1h`), at most a day.
+///
+/// # Errors
+/// In words, for clap: a bare number (seconds or milliseconds?), a fraction
+/// of a second, a negative or too long delay.
+pub fn broadcast_delay(text: &str) -> Result<i32, String> {
+    let t = text.trim();
+    if t.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("{t:?} needs a unit: 0s, 900s, 15m, 30m"));
+    }
+    let ms = duration_ms(t).map_err(|e| e.message())?;
+    if ms % 1000 != 0 || !(0..=86_400_000).contains(&ms) {
+        return Err(format!("{t:?}: a delay is whole seconds from 0s to 24h"));
+    }
+    i32::try_from(ms / 1000).map_err(|e| e.to_string())
 }
 
 /// `win,draw,loss` in half-points (`2,1,0` is Law 10.1; `6,2,0` is 3-1-0).
