@@ -20,6 +20,7 @@ use tonic_types::StatusExt;
 
 pub use arbiter_proto::v1;
 
+pub mod browser;
 pub mod corpus;
 pub mod daemon;
 pub mod livechess;

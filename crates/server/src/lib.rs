@@ -15,7 +15,9 @@ pub mod broadcast;
 pub mod connections;
 pub mod error;
 pub mod event_log;
+mod gateway;
 pub mod hall;
+mod http;
 pub mod keys;
 pub mod pgn;
 pub mod quota;
@@ -551,12 +553,21 @@ pub async fn serve(
         quotas: Arc::new(quota::Quotas::new(config.limits)),
         boards: Arc::new(board::Boards::default()),
     };
-    if let Some(http) = http {
+    // One service for the gRPC port and the JSON gateway: the same
+    // authentication, roles, throttle and limits.
+    let api = throttle::throttled(
+        ArbiterServiceServer::new(arbiter.clone())
+            .max_decoding_message_size(config.max_request_bytes)
+            .max_encoding_message_size(16 * 1024 * 1024),
+        Arc::new(throttle::FailureThrottle::new(config.auth_throttle)),
+    );
+    if let Some(listener) = http {
         let limits = ConnectionLimits {
             max_connections: config.http_max_connections,
             handshake_timeout: config.connections.handshake_timeout,
         };
-        tokio::spawn(broadcast::serve_feed(http, arbiter.clone(), limits, stop.clone()));
+        let routes = http::routes(arbiter.clone(), api.clone());
+        tokio::spawn(http::serve_http(listener, routes, limits, stop.clone()));
     }
     tokio::spawn(broadcast::push_rounds(
         arbiter.clone(),
@@ -584,9 +595,6 @@ pub async fn serve(
         .build_v1alpha()
         .map_err(|e| ServerError::Reflection(e.to_string()))?;
 
-    let api = ArbiterServiceServer::new(arbiter)
-        .max_decoding_message_size(config.max_request_bytes)
-        .max_encoding_message_size(16 * 1024 * 1024);
     let idle =
         connections::Idleness { timeout: config.idle_connection_timeout, calls: connections::Calls::new() };
     let mut builder = Server::builder()
@@ -612,7 +620,7 @@ pub async fn serve(
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
-        .add_service(throttle::throttled(api, Arc::new(throttle::FailureThrottle::new(config.auth_throttle))))
+        .add_service(api)
         .serve_with_incoming_shutdown(
             connections::grpc_incoming(listener, limits, idle, tls, stop.clone()),
             signal,

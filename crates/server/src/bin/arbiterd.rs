@@ -503,7 +503,9 @@ async fn serve(args: ServeArgs, matches: &clap::ArgMatches) -> anyhow::Result<()
         let http = tokio::net::TcpListener::bind(&args.http_listen)
             .await
             .with_context(|| format!("cannot listen on {} for HTTP", args.http_listen))?;
-        println!("broadcast feed: http://{}/events/{{event}}/rounds/{{round}}/pgn", http.local_addr()?);
+        let addr = http.local_addr()?;
+        println!("console: http://{addr}/");
+        println!("broadcast feed: http://{addr}/events/{{event}}/rounds/{{round}}/pgn");
         Some(http)
     };
     arbiter_server::serve(arbiter_server::Listeners { grpc: listener, http }, config, shutdown_signal())

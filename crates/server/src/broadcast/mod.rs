@@ -5,7 +5,7 @@
 //! two ways:
 //!
 //! - **polled**: `GET /events/{event}/rounds/{round}/pgn` on arbiterd's HTTP
-//!   address ([`serve_feed`]), for a relay that polls a URL (lichess's
+//!   address ([`crate::http`]), for a relay that polls a URL (lichess's
 //!   "PGN URL" source, chess.com's PGN sources);
 //! - **pushed**: `POST` of the same text to a lichess-compatible push
 //!   endpoint (`/api/broadcast/round/{id}/push`, a bearer token) whenever it
@@ -20,7 +20,7 @@
 mod feed;
 mod push;
 
-pub use feed::serve_feed;
+pub(crate) use feed::round_pgn;
 pub(crate) use push::{Due, PushSettings, push_rounds};
 
 use arbiter_laws::ruling::Decision;
