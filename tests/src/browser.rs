@@ -144,31 +144,24 @@ impl Browser {
         }
     }
 
-    /// Types `text` into the element `css` selects.
-    pub async fn type_into(&self, css: &str, text: &str) {
+    /// The WebDriver id of the element `css` selects.
+    async fn element(&self, css: &str) -> String {
         let found = self
             .command("POST", &self.at("/element"), Some(json!({ "using": "css selector", "value": css })))
             .await;
-        let id = found
-            .as_object()
-            .and_then(|o| o.values().next())
-            .and_then(Value::as_str)
-            .expect("an element")
-            .to_owned();
+        let id = found.as_object().and_then(|o| o.values().next()).and_then(Value::as_str);
+        id.unwrap_or_else(|| panic!("no element {css}")).to_owned()
+    }
+
+    /// Types `text` into the element `css` selects.
+    pub async fn type_into(&self, css: &str, text: &str) {
+        let id = self.element(css).await;
         self.command("POST", &self.at(&format!("/element/{id}/value")), Some(json!({ "text": text }))).await;
     }
 
     /// Clicks the element `css` selects.
     pub async fn click(&self, css: &str) {
-        let found = self
-            .command("POST", &self.at("/element"), Some(json!({ "using": "css selector", "value": css })))
-            .await;
-        let id = found
-            .as_object()
-            .and_then(|o| o.values().next())
-            .and_then(Value::as_str)
-            .expect("an element")
-            .to_owned();
+        let id = self.element(css).await;
         self.command("POST", &self.at(&format!("/element/{id}/click")), Some(json!({}))).await;
     }
 
