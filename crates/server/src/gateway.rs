@@ -11,7 +11,7 @@
 //! hand per method.
 //!
 //! - A unary method answers `200` with the response as JSON.
-//! - A server-streaming method (`WatchGame`, `WatchRound`) answers `200`
+//! - A server-streaming method (`WatchGame`, `WatchGames`, `WatchRound`) answers `200`
 //!   with `text/event-stream`: each message as `data: {json}` and a blank
 //!   line; an error that ends the stream as `event: error`. (Browsers read
 //!   it with `fetch`, which can send the token; `EventSource` cannot.)

@@ -189,7 +189,8 @@ struct OpenStreams {
 #[derive(Debug)]
 pub struct WatchPermit {
     caller: CallerId,
-    game: String,
+    /// `None` for a hall stream (WatchGames), counted only for its token.
+    game: Option<String>,
     open: Arc<Mutex<OpenStreams>>,
 }
 
@@ -232,7 +233,29 @@ impl WatchLimits {
         }
         *open.by_token.entry(caller.clone()).or_default() += 1;
         *open.by_game.entry(game.to_owned()).or_default() += 1;
-        Ok(WatchPermit { caller: caller.clone(), game: game.to_owned(), open: self.open.clone() })
+        Ok(WatchPermit { caller: caller.clone(), game: Some(game.to_owned()), open: self.open.clone() })
+    }
+
+    /// Counts a new WatchGames stream of `caller`: one of the token's
+    /// streams, on no game in particular.
+    ///
+    /// # Errors
+    /// [`ApiError::ResourceExhausted`] with reason `TOO_MANY_WATCH_STREAMS`.
+    pub fn acquire_hall(&self, caller: &CallerId) -> Result<WatchPermit, ApiError> {
+        let mut open = self.open.lock().map_err(|_| ApiError::Internal("watch counts poisoned".into()))?;
+        let by_token = open.by_token.get(caller).copied().unwrap_or(0);
+        if by_token >= self.per_token {
+            return Err(ApiError::ResourceExhausted {
+                reason: ExhaustedReason::TooManyWatchStreamsForToken,
+                message: format!(
+                    "this token already has {by_token} watch streams open (at most {}); close one first",
+                    self.per_token
+                ),
+                retry_after: WATCH_RETRY,
+            });
+        }
+        *open.by_token.entry(caller.clone()).or_default() += 1;
+        Ok(WatchPermit { caller: caller.clone(), game: None, open: self.open.clone() })
     }
 
     /// Streams open for `caller` (for tests and metrics).
@@ -252,10 +275,12 @@ impl Drop for WatchPermit {
                 open.by_token.remove(&self.caller);
             }
         }
-        if let Some(n) = open.by_game.get_mut(&self.game) {
+        if let Some(game) = &self.game
+            && let Some(n) = open.by_game.get_mut(game)
+        {
             *n -= 1;
             if *n == 0 {
-                open.by_game.remove(&self.game);
+                open.by_game.remove(game);
             }
         }
     }

@@ -36,6 +36,7 @@ use crate::table::{self, Act, TableHandle, wall_ms};
 use crate::view::LoggedEvent;
 
 mod events;
+mod hall_watch;
 mod round_watch;
 
 /// Longest accepted request id.
@@ -1350,6 +1351,16 @@ arbiter_service! {
         self.observe("watch_game", async {
             let (metadata, _, r) = request.into_parts();
             self.watch_impl(&metadata, r).await
+        })
+        .await
+    }
+
+    type WatchGamesStream = ReceiverStream<Result<pb::WatchGamesResponse, Status>>;
+
+    async fn watch_games(&self, request: Request<pb::WatchGamesRequest>) -> Reply<Self::WatchGamesStream> {
+        self.observe("watch_games", async {
+            let (metadata, _, r) = request.into_parts();
+            self.watch_games_impl(&metadata, r).await
         })
         .await
     }

@@ -1,9 +1,13 @@
 //! The web console in a real browser (headless Chromium over WebDriver):
 //! sign in with a token, a game created through the API appears, a move
 //! made through the API is on its board within 500 ms, the clock of the
-//! side to move ticks, and a flag is shown.
+//! side to move ticks, and a flag is shown; a round's alert queue calls
+//! the arbiter and is acknowledged from the page; the arbiter's actions on
+//! one game, confirmed in the page, are in the game's audit trail, and a
+//! viewer's token is refused them.
 //!
-//! `ARBITER_SCREENSHOTS=DIR` writes the hall as `DIR/console-hall.png`.
+//! `ARBITER_SCREENSHOTS=DIR` writes the round's hall and one game as
+//! `DIR/console-round.png.base64` and `DIR/console-game.png.base64`.
 
 use std::time::{Duration, Instant};
 
@@ -108,4 +112,263 @@ async fn the_hall_shows_games_moves_clocks_and_flags_live() {
         let png = browser.screenshot_base64().await;
         std::fs::write(std::path::Path::new(&dir).join("console-hall.png.base64"), png).unwrap();
     }
+}
+
+/// Writes a screenshot when `ARBITER_SCREENSHOTS` names a directory.
+async fn screenshot(browser: &Browser, name: &str) {
+    if let Some(dir) = std::env::var_os("ARBITER_SCREENSHOTS") {
+        let png = browser.screenshot_base64().await;
+        std::fs::write(std::path::Path::new(&dir).join(format!("{name}.png.base64")), png).unwrap();
+    }
+}
+
+/// Signs in with `token` at `url` and waits for the page to be signed in.
+async fn sign_in(browser: &Browser, url: &str, token: &str) {
+    browser.goto(url).await;
+    browser.type_into("#token", token).await;
+    browser.click("#sign-in").await;
+    let signed_in = browser
+        .wait_for("return document.getElementById('login').hidden", json!([]), Duration::from_secs(5))
+        .await;
+    assert!(signed_in.is_some(), "signed in at {url}");
+}
+
+/// The page's status line once it starts with `prefix`.
+async fn status_starting(browser: &Browser, prefix: &str) -> String {
+    let text = browser
+        .wait_for(
+            "const t = document.getElementById('status').textContent; return t.startsWith(arguments[0]) ? t : null;",
+            json!([prefix]),
+            Duration::from_secs(5),
+        )
+        .await;
+    let now = browser.run("return document.getElementById('status').textContent", json!([])).await;
+    text.and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_else(|| panic!("the status should start with {prefix:?}: {now}"))
+}
+
+/// Clicks an action's button, then the dialog's Confirm (or Cancel).
+async fn act(browser: &Browser, button: &str, confirm: bool) {
+    browser.click(button).await;
+    let open = browser
+        .wait_for("return document.getElementById('confirm').open", json!([]), Duration::from_secs(2))
+        .await;
+    assert!(open.is_some(), "{button} asks for confirmation first");
+    browser.click(if confirm { "#confirm-yes" } else { "#confirm-no" }).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_arbiter_acts_on_one_game_from_the_page_and_a_viewer_is_refused() {
+    let Some(browser) = Browser::start().await else { return };
+    let server = TestServer::start().await;
+    let mut arbiter = server.arbiter().await;
+    let mut table =
+        create(&server, &mut arbiter, new_game(regulations("90+30", pb::Mode::Online), true)).await;
+    play_online(&mut table, &["e4", "e5", "Nf3"]).await;
+    let url = format!("http://{}/#/{}", server.http_addr, table.name);
+    sign_in(&browser, &url, ARBITER_TOKEN).await;
+
+    // The game: its board, its moves, the increments in the ledger.
+    let fen = "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2";
+    let shown = browser
+        .wait_for(
+            "return document.querySelector('#game svg.board')?.dataset.fen === arguments[0]",
+            json!([fen]),
+            Duration::from_secs(5),
+        )
+        .await;
+    assert!(shown.is_some(), "the game page shows the position after 2.Nf3");
+    let moves = browser
+        .run("return [...document.querySelectorAll('#game .move')].map(m => m.textContent)", json!([]))
+        .await;
+    assert_eq!(moves, json!(["1. e4", "1… e5", "2. Nf3"]));
+    let increments = browser
+        .run(
+            "return document.querySelectorAll('#game .ledger tr[data-decision=\"MOVE_COMPLETED\"]').length",
+            json!([]),
+        )
+        .await;
+    assert_eq!(increments, json!(3), "every increment is in the ledger");
+
+    // Set White's clock to 1:00:00, confirmed: recorded as the arbiter's act.
+    let before = all_events(&mut arbiter, &table.name).await.len();
+    browser.type_into("#set-to", "1:00:00").await;
+    act(&browser, "#act-set", true).await;
+    let done = status_starting(&browser, "Done:").await;
+    assert!(done.contains("Art. "), "the ruling cites its Article: {done}");
+    let events = all_events(&mut arbiter, &table.name).await;
+    let set = events.last().unwrap();
+    assert_eq!((set.act.as_str(), set.actor.as_str()), ("SET_CLOCK", "arbiter"), "{set:?}");
+    assert_eq!(events.len(), before + 1);
+    assert_eq!(clocks(&get_game(&mut arbiter, &table.name).await).white_remaining_ms, 3_600_000);
+    let ledger = browser
+        .wait_for(
+            "const r = document.querySelector('#game .ledger tr[data-decision=\"CLOCK_SET\"]'); return r ? r.textContent : null;",
+            json!([]),
+            Duration::from_secs(2),
+        )
+        .await;
+    assert!(ledger.is_some_and(|t| t.as_str().unwrap().contains("1:00:00")), "the ledger shows the new time");
+
+    // A cancelled action does nothing.
+    act(&browser, "#act-pause", false).await;
+    status_starting(&browser, "Cancelled").await;
+    assert_eq!(all_events(&mut arbiter, &table.name).await.len(), before + 1);
+
+    // Pause, confirmed: the clocks stand, and the page says so.
+    act(&browser, "#act-pause", true).await;
+    status_starting(&browser, "Done:").await;
+    assert!(clocks(&get_game(&mut arbiter, &table.name).await).paused);
+    let paused = browser
+        .wait_for(
+            "return document.querySelector('#game .clock.paused') !== null",
+            json!([]),
+            Duration::from_secs(2),
+        )
+        .await;
+    assert!(paused.is_some(), "the page shows the clocks paused");
+    let note = browser
+        .run(
+            "return document.querySelector('#game .note[data-decision=\"CLOCKS_PAUSED\"]')?.textContent",
+            json!([]),
+        )
+        .await;
+    assert!(
+        note.as_str().is_some_and(|t| t.contains("arbiter")),
+        "the pause is noted under the moves: {note}"
+    );
+    screenshot(&browser, "console-game").await;
+
+    // A viewer sees the same page and is refused the action by the service.
+    browser.click("#sign-out").await;
+    let count = all_events(&mut arbiter, &table.name).await.len();
+    sign_in(&browser, &url, VIEWER_TOKEN).await;
+    browser
+        .wait_for(
+            "return document.querySelector('#game svg.board')?.dataset.fen === arguments[0]",
+            json!([fen]),
+            Duration::from_secs(5),
+        )
+        .await
+        .expect("the viewer sees the game");
+    act(&browser, "#act-resume", true).await;
+    let refused = status_starting(&browser, "PERMISSION_DENIED").await;
+    eprintln!("viewer refused: {refused}");
+    assert_eq!(all_events(&mut arbiter, &table.name).await.len(), count, "nothing recorded for the viewer");
+    assert!(clocks(&get_game(&mut arbiter, &table.name).await).paused);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_round_shows_its_boards_and_calls_the_arbiter_to_an_alert() {
+    let Some(browser) = Browser::start().await else { return };
+    let server = TestServer::start().await;
+    let mut arbiter = server.arbiter().await;
+    let participants = ["Alpha, Anna", "Bravo, Boris", "Charlie, Chen", "Delta, Dana"]
+        .iter()
+        .enumerate()
+        .map(|(i, name)| pb::Participant {
+            start_number: i as i32 + 1,
+            name: (*name).to_owned(),
+            rating: 2400 - 100 * i as i32,
+            ..Default::default()
+        })
+        .collect();
+    let event = pb::Event {
+        title: "Hall".into(),
+        regulations: Some(regulations("90+30", pb::Mode::OverTheBoard)),
+        participants,
+        ..Default::default()
+    };
+    arbiter
+        .create_event(pb::CreateEventRequest {
+            event_id: "hall".into(),
+            event: Some(event),
+            request_id: String::new(),
+        })
+        .await
+        .unwrap();
+    let round = arbiter
+        .create_round(pb::CreateRoundRequest {
+            parent: "events/hall".into(),
+            pairings: "1 2\n3 4\n".into(),
+            start: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .round
+        .unwrap();
+    let board = |n: i32| round.boards.iter().find(|b| b.number == n).unwrap().game.clone();
+    let (b1, b2) = (board(1), board(2));
+    play_otb(&mut arbiter, &b1, 0, &["e4", "e5"]).await;
+    play_otb(&mut arbiter, &b2, 0, &["d4"]).await;
+
+    sign_in(&browser, &format!("http://{}/#/{}", server.http_addr, round.name), ARBITER_TOKEN).await;
+    let labels = browser
+        .wait_for(
+            "const l = [...document.querySelectorAll('#hall .game .label')].map(l => l.textContent); \
+             return l.length === 2 ? l : null;",
+            json!([]),
+            Duration::from_secs(5),
+        )
+        .await;
+    assert_eq!(
+        labels,
+        Some(json!(["hall/rounds/1 · board 1", "hall/rounds/1 · board 2"])),
+        "the round's boards, in order"
+    );
+    let empty = browser
+        .wait_for(
+            "return document.getElementById('alert-count').textContent === '— none open'",
+            json!([]),
+            Duration::from_secs(5),
+        )
+        .await;
+    assert!(empty.is_some(), "an empty queue at first");
+
+    // A flag on board 1: the call sounds and is queued with its Article.
+    arbiter
+        .set_clock(pb::SetClockRequest {
+            name: b1.clone(),
+            color: pb::Color::White as i32,
+            remaining_ms: 200,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let alert = browser
+        .wait_for(
+            "const a = document.querySelector('#alert-list .alert.act'); \
+             return a ? { name: a.dataset.alert, text: a.textContent, chimes: Number(document.body.dataset.chimes || 0) } : null;",
+            json!([]),
+            Duration::from_secs(5),
+        )
+        .await
+        .expect("the flag is queued");
+    assert!(alert["text"].as_str().unwrap().contains("board 1"), "{alert}");
+    assert!(alert["text"].as_str().unwrap().contains("Art. "), "the alert cites its Article: {alert}");
+    assert!(alert["chimes"].as_u64().unwrap() >= 1, "a new call sounds: {alert}");
+    screenshot(&browser, "console-round").await;
+
+    // Acknowledged from the page: recorded as the arbiter's, gone from the queue.
+    let name = alert["name"].as_str().unwrap().to_owned();
+    browser.click(&format!("#alert-list [data-alert=\"{name}\"] .ack")).await;
+    status_starting(&browser, "Acknowledged").await;
+    let gone = browser
+        .wait_for(
+            "return !document.querySelector(`#alert-list [data-alert=\"${arguments[0]}\"]`)",
+            json!([name]),
+            Duration::from_secs(3),
+        )
+        .await;
+    assert!(gone.is_some(), "the acknowledged alert left the queue");
+    let acked = arbiter
+        .acknowledge_alert(pb::AcknowledgeAlertRequest { name: name.clone() })
+        .await
+        .unwrap()
+        .into_inner()
+        .alert
+        .unwrap();
+    assert_eq!(acked.acknowledged_by, "arbiter", "the page's acknowledgement is on record");
 }

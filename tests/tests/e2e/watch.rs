@@ -173,3 +173,75 @@ async fn a_resume_point_beyond_the_log_is_refused() {
     assert!(status.message().contains("beyond the last event"), "{status:?}");
     server.stop().await;
 }
+
+/// The next update of a WatchGames stream, heartbeats skipped.
+async fn next_update(stream: &mut Streaming<pb::WatchGamesResponse>) -> pb::GameUpdate {
+    loop {
+        let message = tokio::time::timeout(Duration::from_secs(5), stream.message())
+            .await
+            .expect("an update within 5 s")
+            .expect("the stream does not fail")
+            .expect("the stream does not end");
+        match message.item.expect("an item") {
+            pb::watch_games_response::Item::Update(u) => return u,
+            pb::watch_games_response::Item::Heartbeat(_) => {}
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hall_of_games_is_followed_on_one_stream() {
+    let server = TestServer::start().await;
+    let mut arbiter = server.arbiter().await;
+    let mut first = create(&server, &mut arbiter, new_game(regulations("5+2", pb::Mode::Online), true)).await;
+    play_online(&mut first, &["e4"]).await;
+    let mut viewer = server.client(Some(VIEWER_TOKEN)).await;
+    let mut stream =
+        viewer.watch_games(pb::WatchGamesRequest { scope: String::new() }).await.unwrap().into_inner();
+
+    // The opening: the game in play as it stands, with its last event.
+    let opening = next_update(&mut stream).await;
+    let game = opening.game.expect("the game");
+    assert_eq!(
+        (game.name.as_str(), game.moves_san.as_slice()),
+        (first.name.as_str(), &["e4".to_string()][..])
+    );
+    let acts: Vec<(i64, &str)> = opening.events.iter().map(|e| (e.seq, e.act.as_str())).collect();
+    assert_eq!(acts, [(game.last_seq, "SUBMIT_MOVE")], "the opening carries the last event only");
+
+    // A move: the game again with the event that changed it.
+    play_online(&mut first, &["e5"]).await;
+    let moved = next_update(&mut stream).await;
+    assert_eq!(
+        moved.game.as_ref().unwrap().fen,
+        "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
+    );
+    assert_eq!(moved.events.len(), 1);
+    expect_ruling(&moved.events[0], "MOVE_MADE");
+
+    // A game created later joins the stream with its first event (a
+    // pending game's row alone raises no notification): here its start,
+    // an arbiter's act.
+    let second = create(&server, &mut arbiter, new_game(regulations("5+2", pb::Mode::Online), false)).await;
+    arbiter
+        .start_game(pb::StartGameRequest { name: second.name.clone(), ..Default::default() })
+        .await
+        .unwrap();
+    let joined = next_update(&mut stream).await;
+    let game = joined.game.expect("the game");
+    assert_eq!((game.name.as_str(), game.status), (second.name.as_str(), pb::GameStatus::InProgress as i32));
+    assert_eq!(
+        joined.events.iter().map(|e| (e.act.as_str(), e.actor.as_str())).collect::<Vec<_>>(),
+        [("START", "arbiter")]
+    );
+
+    // A player token may not watch the hall; a scope must name an event or
+    // a round that exists.
+    let refused = first.white.watch_games(pb::WatchGamesRequest { scope: String::new() }).await.unwrap_err();
+    assert_eq!(refused.code(), tonic::Code::PermissionDenied, "{refused:?}");
+    let bad = viewer.watch_games(pb::WatchGamesRequest { scope: "games/x".into() }).await.unwrap_err();
+    assert_eq!(bad.code(), tonic::Code::InvalidArgument, "{bad:?}");
+    let missing =
+        viewer.watch_games(pb::WatchGamesRequest { scope: "events/none".into() }).await.unwrap_err();
+    assert_eq!(missing.code(), tonic::Code::NotFound, "{missing:?}");
+}
