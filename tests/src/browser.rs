@@ -3,6 +3,10 @@
 //!
 //! Without the driver the tests are skipped with a message, except under CI
 //! (`CI` set), where `.ci/run` installs it and its absence is a failure.
+//!
+//! `ARBITER_BROWSER=firefox` runs the same tests in a headless Firefox
+//! through `geckodriver` instead (`apt-get install firefox-esr`, `cargo
+//! install geckodriver`): the console is checked in both engines.
 
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
@@ -32,12 +36,18 @@ impl Browser {
     /// A new headless browser at 1280x800; `None` (after saying why) when
     /// Chromium's driver is not installed and this is not CI.
     pub async fn start() -> Option<Browser> {
-        let Some(driver_path) = find_program("chromedriver") else {
+        let firefox = std::env::var("ARBITER_BROWSER").is_ok_and(|b| b == "firefox");
+        let (driver_name, install) = if firefox {
+            ("geckodriver", "apt-get install firefox-esr; cargo install geckodriver")
+        } else {
+            ("chromedriver", "apt-get install chromium chromium-driver")
+        };
+        let Some(driver_path) = find_program(driver_name) else {
             assert!(
                 std::env::var_os("CI").is_none(),
-                "chromedriver is not installed: `apt-get install chromium chromium-driver` (.ci/run does)"
+                "{driver_name} is not installed: `{install}` (.ci/run installs Chromium's)"
             );
-            eprintln!("skipped: no chromedriver (apt-get install chromium chromium-driver)");
+            eprintln!("skipped: no {driver_name} ({install})");
             return None;
         };
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
@@ -46,36 +56,41 @@ impl Browser {
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .expect("start chromedriver");
+            .unwrap_or_else(|e| panic!("start {driver_name}: {e}"));
         let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
         let started = Instant::now();
         while TcpStream::connect(addr).await.is_err() {
-            assert!(started.elapsed() < Duration::from_secs(20), "chromedriver did not start");
+            assert!(started.elapsed() < Duration::from_secs(20), "{driver_name} did not start");
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        let binary = find_program("chromium").unwrap_or_else(|| "/usr/bin/chromium".into());
+        let capabilities = if firefox {
+            json!({ "browserName": "firefox", "moz:firefoxOptions": { "args": ["-headless"] } })
+        } else {
+            let binary = find_program("chromium").unwrap_or_else(|| "/usr/bin/chromium".into());
+            json!({
+                "browserName": "chrome",
+                "goog:chromeOptions": {
+                    "binary": binary,
+                    "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                             "--disable-dev-shm-usage", "--window-size=1280,800"]
+                }
+            })
+        };
         let mut browser = Browser { driver, addr, session: String::new() };
         let created = browser
-            .command(
-                "POST",
-                "/session",
-                Some(json!({ "capabilities": { "alwaysMatch": {
-                    "browserName": "chrome",
-                    "goog:chromeOptions": {
-                        "binary": binary,
-                        "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                                 "--disable-dev-shm-usage", "--window-size=1280,800"]
-                    }
-                }}})),
-            )
+            .command("POST", "/session", Some(json!({ "capabilities": { "alwaysMatch": capabilities } })))
             .await;
         browser.session = created["sessionId"].as_str().expect("a session id").to_owned();
+        // The laptop of the issue: 1280x800.
+        browser
+            .command("POST", &browser.at("/window/rect"), Some(json!({ "width": 1280, "height": 800 })))
+            .await;
         Some(browser)
     }
 
     async fn command(&self, method: &str, path: &str, body: Option<Value>) -> Value {
         let body = body.map(|b| b.to_string()).unwrap_or_default();
-        let mut socket = TcpStream::connect(self.addr).await.expect("connect to chromedriver");
+        let mut socket = TcpStream::connect(self.addr).await.expect("connect to the WebDriver");
         let request = format!(
             "{method} {path} HTTP/1.1\r\nhost: {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\
              connection: close\r\n\r\n{body}",
@@ -83,13 +98,13 @@ impl Browser {
             body.len()
         );
         socket.write_all(request.as_bytes()).await.unwrap();
-        // chromedriver keeps the connection open whatever the request says:
+        // The driver may keep the connection open whatever the request says:
         // read the head, then the body its length announces.
         let mut answer = Vec::new();
         let mut chunk = [0u8; 16 * 1024];
         let (head_end, length) = loop {
-            let n = socket.read(&mut chunk).await.expect("read from chromedriver");
-            assert!(n > 0, "chromedriver closed the connection: {}", String::from_utf8_lossy(&answer));
+            let n = socket.read(&mut chunk).await.expect("read from the WebDriver");
+            assert!(n > 0, "the WebDriver closed the connection: {}", String::from_utf8_lossy(&answer));
             answer.extend_from_slice(&chunk[..n]);
             if let Some(i) = answer.windows(4).position(|w| w == b"\r\n\r\n") {
                 let head = String::from_utf8_lossy(&answer[..i]).to_ascii_lowercase();
@@ -97,18 +112,17 @@ impl Browser {
                     .lines()
                     .find_map(|l| l.strip_prefix("content-length:"))
                     .and_then(|v| v.trim().parse::<usize>().ok())
-                    .expect("chromedriver answers with a content-length");
+                    .expect("the WebDriver answers with a content-length");
                 break (i + 4, length);
             }
         };
         while answer.len() < head_end + length {
-            let n = socket.read(&mut chunk).await.expect("read from chromedriver");
-            assert!(n > 0, "chromedriver closed the connection early");
+            let n = socket.read(&mut chunk).await.expect("read from the WebDriver");
+            assert!(n > 0, "the WebDriver closed the connection early");
             answer.extend_from_slice(&chunk[..n]);
         }
         let json = String::from_utf8_lossy(&answer[head_end..head_end + length]).into_owned();
-        let value: Value =
-            serde_json::from_str(&json).unwrap_or_else(|e| panic!("chromedriver: {e}: {json}"));
+        let value: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("WebDriver: {e}: {json}"));
         let value = value.get("value").cloned().unwrap_or(Value::Null);
         assert!(value.get("error").is_none(), "WebDriver {method} {path}: {value}");
         value
@@ -163,6 +177,12 @@ impl Browser {
     pub async fn click(&self, css: &str) {
         let id = self.element(css).await;
         self.command("POST", &self.at(&format!("/element/{id}/click")), Some(json!({}))).await;
+    }
+
+    /// Sets the window's size (a tablet, a laptop).
+    pub async fn resize(&self, width: u32, height: u32) {
+        self.command("POST", &self.at("/window/rect"), Some(json!({ "width": width, "height": height })))
+            .await;
     }
 
     /// A PNG of the window, base64 as WebDriver gives it.

@@ -1359,6 +1359,39 @@ pub enum EventCommand {
         after_help = "Example:\n  arbiter event adjust club-open --player 7 --points -1/2 --round 3 --reason \"12.9.5: ...\""
     )]
     Adjust(AdjustArgs),
+    /// Arbiter: change the event's broadcast: its delay, its push endpoint, and the public link
+    /// of the spectators' page (`/#/watch/events/ID/rounds/N` on arbiterd's HTTP address).
+    #[command(after_help = "Examples:\n  \
+        arbiter event broadcast club-open --delay 15m --public\n  \
+        arbiter event broadcast club-open --delay 15m --no-public\n  \
+        arbiter event broadcast club-open --off\n\n\
+        Without --public, spectators need a token (a viewer's is enough). A push token already\n\
+        set is kept unless --push-token-file gives a new one.")]
+    Broadcast(BroadcastArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BroadcastArgs {
+    /// The event id (or `events/ID`).
+    pub event: String,
+    /// Each move is published this long after it was made: `0s`, `15m`, `30m`.
+    #[arg(long, value_name = "DELAY", value_parser = parse::broadcast_delay, required_unless_present = "off")]
+    pub delay: Option<i32>,
+    /// Anyone with the link may watch the spectators' page, without a token.
+    #[arg(long, conflicts_with = "no_public")]
+    pub public: bool,
+    /// Spectators need a token (the default).
+    #[arg(long)]
+    pub no_public: bool,
+    /// Push every round to a lichess-compatible endpoint (`{round}`: the round number).
+    #[arg(long, value_name = "URL")]
+    pub push_url: Option<String>,
+    /// The file holding the push endpoint's bearer token.
+    #[arg(long, value_name = "FILE")]
+    pub push_token_file: Option<PathBuf>,
+    /// Stop broadcasting the event (no feed, no spectators' page).
+    #[arg(long, conflicts_with_all = ["delay", "public", "push_url", "push_token_file"])]
+    pub off: bool,
 }
 
 #[derive(Debug, Args)]
@@ -1455,6 +1488,9 @@ pub struct EventCreateArgs {
     /// The file holding the push endpoint's bearer token (a lichess token with `study:write`).
     #[arg(long, value_name = "FILE", requires = "broadcast_delay")]
     pub push_token_file: Option<PathBuf>,
+    /// Anyone with the link may watch the rounds on the spectators' page, without a token.
+    #[arg(long, requires = "broadcast_delay")]
+    pub public_view: bool,
     /// The regulations of every game of the event.
     #[command(flatten)]
     pub regulations: RegulationArgs,

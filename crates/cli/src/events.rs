@@ -13,8 +13,8 @@ use arbiter_tournament::trf;
 use serde_json::Value;
 
 use crate::args::{
-    AdjustArgs, EditionArg, EventCommand, EventCreateArgs, GlobalArgs, PairingFormatArg, RoundCommand,
-    RoundCreateArgs, RoundWatchArgs,
+    AdjustArgs, BroadcastArgs, EditionArg, EventCommand, EventCreateArgs, GlobalArgs, PairingFormatArg,
+    RoundCommand, RoundCreateArgs, RoundWatchArgs,
 };
 use crate::render;
 use crate::session::{out, out_json};
@@ -84,7 +84,33 @@ pub async fn event(global: &GlobalArgs, command: EventCommand) -> anyhow::Result
             Ok(exit::OK)
         }
         EventCommand::Adjust(a) => adjust(global, &a).await,
+        EventCommand::Broadcast(a) => broadcast(global, &a).await,
     }
+}
+
+async fn broadcast(global: &GlobalArgs, a: &BroadcastArgs) -> anyhow::Result<u8> {
+    let client = global.client().await?;
+    let broadcast = match a.delay {
+        Some(delay_seconds) if !a.off => Some(pb::Broadcast {
+            delay_seconds,
+            push_url: a.push_url.clone().unwrap_or_default(),
+            push_token: push_token(a.push_token_file.as_deref())?,
+            public_view: a.public,
+        }),
+        _ => None,
+    };
+    let request = pb::SetBroadcastRequest {
+        event: arbiter_client::parse::event_name(&a.event),
+        broadcast,
+        request_id: String::new(),
+    };
+    let event = global.prepare(client.call(request)).await?;
+    if global.json {
+        out_json(&canonical(&event, "arbiter.v1.Event")?)?;
+    } else {
+        out(&broadcast_text(&event))?;
+    }
+    Ok(exit::OK)
 }
 
 async fn adjust(global: &GlobalArgs, a: &AdjustArgs) -> anyhow::Result<u8> {
@@ -106,6 +132,31 @@ async fn adjust(global: &GlobalArgs, a: &AdjustArgs) -> anyhow::Result<u8> {
         out(&format!("{}: {} adjustments\n", event.name, event.adjustments.len()))?;
     }
     Ok(exit::OK)
+}
+
+/// The event's broadcast in one line.
+fn broadcast_text(e: &pb::Event) -> String {
+    let Some(b) = &e.broadcast else { return format!("{}: no broadcast\n", e.name) };
+    let mut line = format!("broadcast:   {}s delay", b.delay_seconds);
+    if !b.push_url.is_empty() {
+        line.push_str(&format!(", pushed to {}", b.push_url));
+    }
+    line.push_str(if b.public_view {
+        ", spectators' page public (/#/watch/...)"
+    } else {
+        ", spectators need a token"
+    });
+    line.push('\n');
+    line
+}
+
+/// The push token in `path`, if one is given (empty: none, or the one the
+/// event has).
+fn push_token(path: Option<&Path>) -> anyhow::Result<String> {
+    Ok(match path {
+        Some(path) => read_text(path)?.trim().to_owned(),
+        None => String::new(),
+    })
 }
 
 /// Reads a file, or standard input for `-`.
@@ -212,10 +263,8 @@ async fn create(global: &GlobalArgs, a: &EventCreateArgs) -> anyhow::Result<u8> 
             Some(delay_seconds) => Some(pb::Broadcast {
                 delay_seconds,
                 push_url: a.push_url.clone().unwrap_or_default(),
-                push_token: match &a.push_token_file {
-                    Some(path) => read_text(path)?.trim().to_owned(),
-                    None => String::new(),
-                },
+                push_token: push_token(a.push_token_file.as_deref())?,
+                public_view: a.public_view,
             }),
             None => None,
         },
@@ -256,14 +305,8 @@ fn event_text(e: &pb::Event) -> String {
     if let Some(r) = &e.regulations {
         text.push_str(&format!("time:        {}\n", r.time_control));
     }
-    match &e.broadcast {
-        Some(b) if b.push_url.is_empty() => {
-            text.push_str(&format!("broadcast:   {}s delay\n", b.delay_seconds));
-        }
-        Some(b) => {
-            text.push_str(&format!("broadcast:   {}s delay, pushed to {}\n", b.delay_seconds, b.push_url))
-        }
-        None => {}
+    if e.broadcast.is_some() {
+        text.push_str(&broadcast_text(e));
     }
     text.push_str(&format!("players:     {}\n", e.participants.len()));
     for p in &e.participants {

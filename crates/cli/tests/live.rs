@@ -455,3 +455,60 @@ async fn time_controls_are_created_as_written() {
         assert!(text.contains(&format!("{human} (pgn:{shown})")), "{tc}: {text}");
     }
 }
+
+/// `event broadcast`: the arbiter turns the spectators' public link on and
+/// off and stops the broadcast; `event create --public-view` starts public.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_events_broadcast_is_changed_from_the_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(&database(&dir)).await;
+    let url = server.url();
+    let run = |token: &'static str, args: Vec<&'static str>| {
+        let url = url.clone();
+        tokio::task::spawn_blocking(move || cli(&url, token, &args))
+    };
+    let created = run(
+        ARBITER_TOKEN,
+        vec![
+            "event",
+            "create",
+            "--id",
+            "open",
+            "--title",
+            "Open",
+            "--tc",
+            "90+30",
+            "--broadcast-delay",
+            "15m",
+            "--public-view",
+        ],
+    )
+    .await
+    .unwrap();
+    ok(&created);
+    let shown = ok(&run(ARBITER_TOKEN, vec!["event", "show", "open"]).await.unwrap());
+    assert!(shown.contains("broadcast:   900s delay, spectators' page public"), "{shown}");
+
+    let private =
+        ok(&run(ARBITER_TOKEN, vec!["event", "broadcast", "open", "--delay", "30m", "--no-public"])
+            .await
+            .unwrap());
+    assert_eq!(private, "broadcast:   1800s delay, spectators need a token\n");
+    let json =
+        ok(&run(ARBITER_TOKEN, vec!["--json", "event", "broadcast", "open", "--delay", "0s", "--public"])
+            .await
+            .unwrap());
+    let event: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(event["broadcast"], serde_json::json!({ "publicView": true }), "{json}");
+
+    // A viewer may not; --off stops it; a delay is needed unless --off.
+    let refused = run(VIEWER_TOKEN, vec!["event", "broadcast", "open", "--off"]).await.unwrap();
+    assert_ne!(refused.status.code(), Some(0));
+    let said = String::from_utf8_lossy(&refused.stderr).to_lowercase();
+    assert!(said.contains("permission"), "{refused:?}");
+    let off = ok(&run(ARBITER_TOKEN, vec!["event", "broadcast", "open", "--off"]).await.unwrap());
+    assert_eq!(off, "events/open: no broadcast\n");
+    let usage = run(ARBITER_TOKEN, vec!["event", "broadcast", "open"]).await.unwrap();
+    assert_ne!(usage.status.code(), Some(0), "{usage:?}");
+    assert!(String::from_utf8_lossy(&usage.stderr).contains("--delay <DELAY>"), "{usage:?}");
+}

@@ -219,6 +219,9 @@ write_rpc!(
 write_rpc!(AdjustPointsRequest, AdjustPointsResponse, adjust_points, "AdjustPoints", pb::Event, |r| r
     .event
     .unwrap_or_default());
+write_rpc!(SetBroadcastRequest, SetBroadcastResponse, set_broadcast, "SetBroadcast", pb::Event, |r| r
+    .event
+    .unwrap_or_default());
 write_rpc!(
     CreateRoundRequest,
     CreateRoundResponse,

@@ -32,10 +32,18 @@ class ApiError extends Error {
   }
 }
 
+/** The request's headers: the token, when there is one (a public
+ * broadcast is watched without). */
+function headers() {
+  const h = { 'content-type': 'application/json' };
+  if (token) h.authorization = `Bearer ${token}`;
+  return h;
+}
+
 async function call(method, body) {
   const answer = await fetch(API + method, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    headers: headers(),
     body: JSON.stringify(body || {}),
   });
   const json = await answer.json();
@@ -47,7 +55,7 @@ async function call(method, body) {
 async function watch(method, body, onMessage, signal) {
   const answer = await fetch(API + method, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    headers: headers(),
     body: JSON.stringify(body || {}),
     signal,
   });
@@ -90,7 +98,7 @@ async function follow(method, body, onMessage, signal) {
       if (signal.aborted) return;
       if (e instanceof ApiError && [400, 401, 403, 404].includes(e.status)) {
         setStatus(e.message, true);
-        if (e.status === 401) signOut();
+        if (e.status === 401) signOut(e.message);
         return;
       }
     }
@@ -151,6 +159,8 @@ function drawBoard(svg, fen, marked) {
   });
   svg.setAttribute('aria-label', `position ${fen || ''}`);
   svg.dataset.fen = fen || '';
+  // When it was drawn (Unix ms): the update latency measured in the page.
+  svg.dataset.drawnAt = String(Date.now());
 }
 
 /** A clock reading as arbiters read it: H:MM:SS, M:SS, tenths under 10 s. */
@@ -251,12 +261,12 @@ class Clocks {
 
 /** One game's card in the hall. */
 class Card {
-  constructor(hall, game) {
+  constructor(hall, game, href) {
     this.game = game;
     this.clocks = new Clocks();
     this.lastMove = [];
     this.ruling = null;
-    const link = el('a', { class: 'label', href: `#/${game.name}` });
+    const link = el('a', { class: 'label', href: href || `#/${game.name}` });
     this.node = el(
       'article',
       { class: 'game', 'data-game': game.name },
@@ -804,6 +814,98 @@ function ledgerLine(r, event) {
   }
 }
 
+// ---------------------------------------------------------------- spectators
+
+/**
+ * The spectators' view of a round (or of one board of it): read only, the
+ * games as the event's broadcast publishes them, `delay_seconds` behind
+ * the hall. The delay is applied by the service: nothing newer reaches
+ * the page.
+ */
+class Spectators {
+  constructor(round, board) {
+    this.round = round;
+    this.board = board;
+    this.cards = new Map();
+    this.clocks = new Clocks();
+    this.game = null;
+    this.abort = new AbortController();
+    this.hall = document.getElementById('hall');
+    this.one = document.getElementById('game');
+    this.hall.replaceChildren();
+    this.one.replaceChildren();
+    if (board) this.build();
+    this.hall.hidden = Boolean(board);
+    this.one.hidden = !board;
+    this.timer = setInterval(() => {
+      this.cards.forEach((c) => c.tick());
+      if (this.game) this.clocks.show(this.one, this.game);
+    }, 100);
+    document.body.classList.add('spectating');
+    follow('WatchBroadcast', { round }, (m) => this.receive(m), this.abort.signal);
+  }
+
+  build() {
+    const player = (color) =>
+      el('div', { class: `player ${color}` }, el('span', { class: 'name' }), el('span', { class: 'clock', 'data-color': color }));
+    this.one.replaceChildren(
+      el('div', { class: 'left' }, el('h2', { class: 'title' }), player('black'),
+        el('svg:svg', { class: 'board', viewBox: '0 0 360 360', role: 'img' }), player('white'), el('p', { class: 'result' })),
+      el('div', { class: 'right' },
+        el('section', { 'aria-label': 'Moves' }, el('h3', {}, 'Moves'), el('ol', { class: 'moves' })),
+        el('p', {}, el('a', { href: `#/watch/${this.round}` }, 'All boards'))),
+    );
+  }
+
+  receive(m) {
+    if (!m.published) return;
+    const p = m.published;
+    const delay = Number(p.delaySeconds || 0);
+    const asOf = p.asOf ? new Date(p.asOf).toLocaleTimeString() : '';
+    const shown = delay ? `delayed ${delay >= 60 ? `${Math.round(delay / 60)} min` : `${delay} s`}, as of ${asOf}` : 'live';
+    setStatus(`${p.title || p.name} · round ${p.name.split('/').pop()} · ${shown}`);
+    document.body.dataset.delay = String(delay);
+    for (const game of p.games || []) {
+      if (this.board) {
+        if (Number(game.boardNumber) === this.board) this.showOne(game);
+        continue;
+      }
+      let card = this.cards.get(game.name);
+      if (!card) {
+        card = new Card(this.hall, game, `#/watch/${this.round}/boards/${game.boardNumber}`);
+        this.cards.set(game.name, card);
+      }
+      card.update(game, []);
+    }
+  }
+
+  showOne(g) {
+    this.game = g;
+    this.clocks.read(g.clocks);
+    const q = (s) => this.one.querySelector(s);
+    q('.title').textContent = `${this.round.replace(/^events\//, '')} · board ${g.boardNumber}`;
+    q('.white .name').textContent = (g.white && g.white.name) || 'White';
+    q('.black .name').textContent = (g.black && g.black.name) || 'Black';
+    q('.result').textContent = g.end ? `${g.end.result} · ${g.end.reason || g.end.termination || ''}` : '';
+    const uci = (g.movesUci || []).at(-1) || '';
+    drawBoard(q('svg.board'), g.fen, [uci.slice(0, 2), uci.slice(2, 4)]);
+    q('.moves').replaceChildren(...(g.movesSan || []).map((san, i) => {
+      const number = Math.floor(i / 2) + 1;
+      return el('li', { class: 'move', 'data-ply': i + 1 }, el('span', { class: 'no' }, i % 2 ? `${number}…` : `${number}.`), ' ', san);
+    }));
+    this.clocks.show(this.one, g);
+  }
+
+  stop() {
+    this.abort.abort();
+    clearInterval(this.timer);
+    document.body.classList.remove('spectating');
+    this.hall.replaceChildren();
+    this.one.replaceChildren();
+    this.one.hidden = true;
+  }
+}
+
 // ---------------------------------------------------------------- routes
 
 /** The events' rounds as links in the header. */
@@ -827,13 +929,24 @@ async function listRounds() {
   nav.hidden = false;
 }
 
-/** Shows what the address names: `#/games/{g}`, `#/events/{e}/rounds/{n}`, else the hall. */
+/**
+ * Shows what the address names: `#/games/{g}`, `#/events/{e}/rounds/{n}`,
+ * the spectators' `#/watch/events/{e}/rounds/{n}[/boards/{b}]`, else the
+ * hall. Only the spectators' view may be open without a token (the
+ * service decides whether the broadcast is public).
+ */
 function route() {
   if (view) view.stop();
   view = null;
+  const path = decodeURIComponent(location.hash.replace(/^#\/?/, ''));
+  const watching = /^watch\/(events\/[^/]+\/rounds\/\d+)(?:\/boards\/(\d+))?$/.exec(path);
+  if (watching) {
+    document.getElementById('rounds').hidden = true;
+    view = new Spectators(watching[1], watching[2] ? Number(watching[2]) : null);
+    return;
+  }
   if (!token) return;
   listRounds();
-  const path = decodeURIComponent(location.hash.replace(/^#\/?/, ''));
   if (/^games\/[^/]+$/.test(path)) {
     view = new GameView(path);
   } else if (/^events\/[^/]+\/rounds\/\d+$/.test(path)) {
@@ -853,7 +966,8 @@ function signIn(value) {
   route();
 }
 
-function signOut() {
+/** Forgets the token; `why` says what the service answered, if anything. */
+function signOut(why) {
   if (view) view.stop();
   view = null;
   sessionStorage.removeItem('arbiter-token');
@@ -861,6 +975,7 @@ function signOut() {
   document.getElementById('login').hidden = false;
   document.getElementById('sign-out').hidden = true;
   document.getElementById('rounds').hidden = true;
+  if (typeof why === 'string') setStatus(why, true);
 }
 
 document.getElementById('login').addEventListener('submit', (e) => {
@@ -877,6 +992,7 @@ document.getElementById('login').addEventListener('submit', (e) => {
   }
   if (value) signIn(value);
 });
-document.getElementById('sign-out').addEventListener('click', signOut);
+document.getElementById('sign-out').addEventListener('click', () => signOut());
 window.addEventListener('hashchange', route);
 if (token) signIn(token);
+else route();

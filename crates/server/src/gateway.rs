@@ -11,9 +11,9 @@
 //! hand per method.
 //!
 //! - A unary method answers `200` with the response as JSON.
-//! - A server-streaming method (`WatchGame`, `WatchGames`, `WatchRound`) answers `200`
-//!   with `text/event-stream`: each message as `data: {json}` and a blank
-//!   line; an error that ends the stream as `event: error`. (Browsers read
+//! - A server-streaming method (`WatchGame`, `WatchGames`, `WatchRound`,
+//!   `WatchBroadcast`) answers `200` with `text/event-stream`: each message
+//!   as `data: {json}` and a blank line; an error that ends the stream as `event: error`. (Browsers read
 //!   it with `fetch`, which can send the token; `EventSource` cannot.)
 //! - An error answers the HTTP status of its gRPC code (`NOT_FOUND` 404,
 //!   `PERMISSION_DENIED` 403, `INVALID_ARGUMENT` 400...) with

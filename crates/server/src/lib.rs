@@ -552,6 +552,7 @@ pub async fn serve(
         shutdown: stop.clone(),
         quotas: Arc::new(quota::Quotas::new(config.limits)),
         boards: Arc::new(board::Boards::default()),
+        spectators: Arc::default(),
     };
     // One service for the gRPC port and the JSON gateway: the same
     // authentication, roles, throttle and limits.

@@ -38,6 +38,7 @@ use crate::view::LoggedEvent;
 mod events;
 mod hall_watch;
 mod round_watch;
+mod spectators;
 
 /// Longest accepted request id.
 const MAX_REQUEST_ID: usize = 128;
@@ -52,6 +53,8 @@ pub struct Arbiter {
     pub(crate) quotas: Arc<Quotas>,
     /// The e-boards connected to this process (ConnectBoard).
     pub(crate) boards: Arc<crate::board::Boards>,
+    /// The rounds published to spectators from this process (WatchBroadcast).
+    pub(crate) spectators: Arc<spectators::Spectators>,
 }
 
 type Reply<T> = Result<Response<T>, Status>;
@@ -1294,6 +1297,27 @@ arbiter_service! {
         self.observe("acknowledge_alert", async {
             let (metadata, _, r) = request.into_parts();
             self.acknowledge_alert_impl(&metadata, r).await
+        })
+        .await
+    }
+
+    async fn set_broadcast(&self, request: Request<pb::SetBroadcastRequest>) -> Reply<pb::SetBroadcastResponse> {
+        self.observe("set_broadcast", async {
+            let (metadata, _, r) = request.into_parts();
+            self.set_broadcast_impl(&metadata, r).await
+        })
+        .await
+    }
+
+    type WatchBroadcastStream = ReceiverStream<Result<pb::WatchBroadcastResponse, Status>>;
+
+    async fn watch_broadcast(
+        &self,
+        request: Request<pb::WatchBroadcastRequest>,
+    ) -> Reply<Self::WatchBroadcastStream> {
+        self.observe("watch_broadcast", async {
+            let (metadata, _, r) = request.into_parts();
+            self.watch_broadcast_impl(&metadata, r).await
         })
         .await
     }

@@ -10,6 +10,7 @@ use arbiter_proto::v1 as pb;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
+use tonic::Code;
 
 /// A request the stand-in relay received.
 #[derive(Debug)]
@@ -249,6 +250,7 @@ async fn a_round_is_broadcast_polled_with_its_delay_and_pushed() {
         &mut arbiter,
         "live",
         Some(pb::Broadcast {
+            public_view: false,
             delay_seconds: 0,
             push_url: format!("http://{relay_addr}/api/broadcast/round/{{round}}/push"),
             push_token: "lip_feed-token".into(),
@@ -261,7 +263,7 @@ async fn a_round_is_broadcast_polled_with_its_delay_and_pushed() {
     create_event(
         &mut arbiter,
         "delayed",
-        Some(pb::Broadcast { delay_seconds: DELAY_S as i32, ..Default::default() }),
+        Some(pb::Broadcast { public_view: false, delay_seconds: DELAY_S as i32, ..Default::default() }),
     )
     .await;
     let quiet = create_event(&mut arbiter, "quiet", None).await;
@@ -387,4 +389,96 @@ async fn a_round_is_broadcast_polled_with_its_delay_and_pushed() {
         .into_inner()
         .pgn;
     assert!(board(&exported, 1).contains("1. d4"));
+}
+
+/// The next published round of a WatchBroadcast stream, heartbeats skipped.
+async fn next_published(
+    stream: &mut tonic::Streaming<pb::WatchBroadcastResponse>,
+    what: &str,
+) -> pb::PublishedRound {
+    loop {
+        let message = tokio::time::timeout(Duration::from_secs(6), stream.message())
+            .await
+            .unwrap_or_else(|_| panic!("{what}: nothing within 6 s"))
+            .unwrap_or_else(|e| panic!("{what}: {e:?}"))
+            .unwrap_or_else(|| panic!("{what}: the stream ended"));
+        match message.item.expect("an item") {
+            pb::watch_broadcast_response::Item::Published(p) => return p,
+            pb::watch_broadcast_response::Item::Heartbeat(_) => {}
+        }
+    }
+}
+
+/// The spectators' stream: each game as it stood the event's delay ago,
+/// with a token, or without one once the arbiter makes the broadcast public.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spectators_watch_a_round_behind_its_delay() {
+    let server = TestServer::start().await;
+    let mut arbiter = server.arbiter().await;
+    let delay = pb::Broadcast { delay_seconds: 2, ..Default::default() };
+    create_event(&mut arbiter, "spect", Some(delay.clone())).await;
+    let round = start_round(&mut arbiter, "spect", "1 2\n", "").await;
+    let game = game_of(&round, 1);
+    let watch = || pb::WatchBroadcastRequest { round: round.name.clone() };
+
+    // Not public: a token is needed (a viewer's will do).
+    let mut anonymous = server.client(None).await;
+    expect_code(anonymous.watch_broadcast(watch()).await, Code::Unauthenticated);
+    let mut viewer = server.client(Some(VIEWER_TOKEN)).await;
+    let mut stream = viewer.watch_broadcast(watch()).await.unwrap().into_inner();
+    let first = next_published(&mut stream, "the opening").await;
+    assert_eq!(
+        (first.name.as_str(), first.title.as_str(), first.delay_seconds),
+        (round.name.as_str(), "Feed spect", 2)
+    );
+    assert_eq!(first.games.len(), 1);
+    assert!(first.games[0].moves_san.is_empty());
+
+    // A move reaches the spectators the delay after it was made, not before.
+    let made = Instant::now();
+    play_otb(&mut arbiter, &game, 0, &["e4"]).await;
+    let published = loop {
+        let p = next_published(&mut stream, "the move").await;
+        if !p.games[0].moves_san.is_empty() {
+            break p;
+        }
+    };
+    let after = made.elapsed();
+    assert!(after >= Duration::from_millis(1900), "published {after:?} after the move, before the delay");
+    assert!(after < Duration::from_secs(4), "published {after:?} after the move");
+    let shown = &published.games[0];
+    assert_eq!(shown.moves_san, ["e4"]);
+    assert_eq!(shown.fen.split(' ').next(), Some("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR"));
+    assert!(shown.obligation.is_none() && shown.draw_offer.is_none() && shown.board.is_none());
+
+    // Made public by the arbiter (a viewer may not): no token needed.
+    let public = pb::SetBroadcastRequest {
+        event: "events/spect".into(),
+        broadcast: Some(pb::Broadcast { public_view: true, ..delay.clone() }),
+        request_id: String::new(),
+    };
+    expect_code(viewer.set_broadcast(public.clone()).await, Code::PermissionDenied);
+    let event = arbiter.set_broadcast(public).await.unwrap().into_inner().event.unwrap();
+    assert!(event.broadcast.is_some_and(|b| b.public_view && b.delay_seconds == 2));
+    let mut open = anonymous.watch_broadcast(watch()).await.unwrap().into_inner();
+    assert_eq!(next_published(&mut open, "the public view").await.games[0].moves_san, ["e4"]);
+    // A bad token is still refused, public or not.
+    let mut forged = server.client(Some("not-a-token-at-all-0123456789")).await;
+    expect_code(forged.watch_broadcast(watch()).await, Code::Unauthenticated);
+
+    // Bad settings are refused with their field; no broadcast: no view.
+    let bad = pb::SetBroadcastRequest {
+        event: "events/spect".into(),
+        broadcast: Some(pb::Broadcast { delay_seconds: -5, ..Default::default() }),
+        request_id: String::new(),
+    };
+    expect_bad_field(arbiter.set_broadcast(bad).await, "broadcast.delay_seconds");
+    let off =
+        pb::SetBroadcastRequest { event: "events/spect".into(), broadcast: None, request_id: String::new() };
+    assert!(arbiter.set_broadcast(off).await.unwrap().into_inner().event.unwrap().broadcast.is_none());
+    expect_code(viewer.watch_broadcast(watch()).await, Code::NotFound);
+    expect_code(
+        viewer.watch_broadcast(pb::WatchBroadcastRequest { round: "events/spect".into() }).await,
+        Code::InvalidArgument,
+    );
 }

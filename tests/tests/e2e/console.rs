@@ -42,9 +42,20 @@ async fn the_hall_shows_games_moves_clocks_and_flags_live() {
         )
         .await;
     assert!(signed_in.is_some(), "signed in with a viewer token");
-    eprintln!("console loaded and signed in: {} ms", started.elapsed().as_millis());
+    eprintln!("console loaded and signed in (WebDriver, end to end): {} ms", started.elapsed().as_millis());
+    // The page's own account of its load (Navigation Timing).
+    let timing = browser
+        .run(
+            "const n = performance.getEntriesByType('navigation')[0]; \
+             return { dom: Math.round(n.domContentLoadedEventEnd), load: Math.round(n.loadEventEnd), \
+                      bytes: n.transferSize };",
+            json!([]),
+        )
+        .await;
+    eprintln!("page load in the browser: {timing}");
+    assert!(timing["load"].as_f64().is_some_and(|ms| ms > 0.0 && ms < 5000.0), "{timing}");
 
-    // A game created through the API appears (the list is read every 2 s).
+    // A game created through the API appears (it joins the hall's stream).
     let mut table =
         create(&server, &mut arbiter, new_game(regulations("90+30", pb::Mode::Online), true)).await;
     let shown = browser.wait_for(BOARD_FEN, json!([table.name]), Duration::from_secs(5)).await;
@@ -56,7 +67,9 @@ async fn the_hall_shows_games_moves_clocks_and_flags_live() {
 
     // A move through the API is on the board within 500 ms.
     let made = Instant::now();
-    play_online(&mut table, &["e4"]).await;
+    let answers = play_online(&mut table, &["e4"]).await;
+    let recorded = answers[0].event.as_ref().and_then(|e| e.record_time).expect("a record time");
+    let recorded_ms = recorded.seconds * 1000 + i64::from(recorded.nanos / 1_000_000);
     let after = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
     let moved = browser
         .wait_for(
@@ -70,6 +83,17 @@ async fn the_hall_shows_games_moves_clocks_and_flags_live() {
     assert!(moved.is_some(), "the move reached the page");
     eprintln!("move to page: {} ms", latency.as_millis());
     assert!(latency < Duration::from_millis(500), "a move is shown within 500 ms, took {latency:?}");
+    // Measured in the page: from the service recording the move to the
+    // board drawn (one machine, one clock).
+    let drawn = browser
+        .run(
+            "return Number(document.querySelector(`[data-game=\"${arguments[0]}\"] svg.board`).dataset.drawnAt);",
+            json!([table.name]),
+        )
+        .await;
+    let in_page = drawn.as_i64().unwrap() - recorded_ms;
+    eprintln!("move recorded to board drawn, in the page: {in_page} ms");
+    assert!((0..500).contains(&in_page), "drawn {in_page} ms after it was recorded");
 
     // Black's clock runs (and is marked), White's stands.
     let first = browser.run(CLOCK, json!([table.name, "black"])).await;
@@ -120,6 +144,78 @@ async fn screenshot(browser: &Browser, name: &str) {
         let png = browser.screenshot_base64().await;
         std::fs::write(std::path::Path::new(&dir).join(format!("{name}.png.base64")), png).unwrap();
     }
+}
+
+/// An event `id` (titled after it, over the board, 90+30) with `names`
+/// as participants, and its first round paired by `pairings`, started.
+async fn started_round(
+    arbiter: &mut Client,
+    id: &str,
+    names: &[&str],
+    pairings: &str,
+    broadcast: Option<pb::Broadcast>,
+) -> pb::Round {
+    let mut title = id.to_owned();
+    title[..1].make_ascii_uppercase();
+    let participants = names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| pb::Participant {
+            start_number: i as i32 + 1,
+            name: (*name).to_owned(),
+            ..Default::default()
+        })
+        .collect();
+    let event = pb::Event {
+        title,
+        regulations: Some(regulations("90+30", pb::Mode::OverTheBoard)),
+        participants,
+        broadcast,
+        ..Default::default()
+    };
+    arbiter
+        .create_event(pb::CreateEventRequest {
+            event_id: id.into(),
+            event: Some(event),
+            request_id: String::new(),
+        })
+        .await
+        .unwrap();
+    arbiter
+        .create_round(pb::CreateRoundRequest {
+            parent: format!("events/{id}"),
+            pairings: pairings.into(),
+            start: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .round
+        .unwrap()
+}
+
+/// On a tablet held upright (820x1180) the page needs no sideways scrolling
+/// and its buttons stay large enough to touch; back to 1280x800 after.
+async fn fits_a_tablet(browser: &Browser) {
+    browser.resize(820, 1180).await;
+    let fit = browser
+        .wait_for(
+            "const d = document.documentElement; \
+             const small = [...document.querySelectorAll('button')].filter(b => b.offsetParent && b.getBoundingClientRect().height < 24); \
+             return d.scrollWidth <= d.clientWidth && small.length === 0 ? true : null;",
+            json!([]),
+            Duration::from_secs(2),
+        )
+        .await;
+    let sizes = browser
+        .run(
+            "const d = document.documentElement; return { scroll: d.scrollWidth, client: d.clientWidth };",
+            json!([]),
+        )
+        .await;
+    assert!(fit.is_some(), "the page fits a tablet: {sizes}");
+    browser.resize(1280, 800).await;
 }
 
 /// Signs in with `token` at `url` and waits for the page to be signed in.
@@ -238,6 +334,7 @@ async fn an_arbiter_acts_on_one_game_from_the_page_and_a_viewer_is_refused() {
         "the pause is noted under the moves: {note}"
     );
     screenshot(&browser, "console-game").await;
+    fits_a_tablet(&browser).await;
 
     // A viewer sees the same page and is refused the action by the service.
     browser.click("#sign-out").await;
@@ -263,42 +360,14 @@ async fn a_round_shows_its_boards_and_calls_the_arbiter_to_an_alert() {
     let Some(browser) = Browser::start().await else { return };
     let server = TestServer::start().await;
     let mut arbiter = server.arbiter().await;
-    let participants = ["Alpha, Anna", "Bravo, Boris", "Charlie, Chen", "Delta, Dana"]
-        .iter()
-        .enumerate()
-        .map(|(i, name)| pb::Participant {
-            start_number: i as i32 + 1,
-            name: (*name).to_owned(),
-            rating: 2400 - 100 * i as i32,
-            ..Default::default()
-        })
-        .collect();
-    let event = pb::Event {
-        title: "Hall".into(),
-        regulations: Some(regulations("90+30", pb::Mode::OverTheBoard)),
-        participants,
-        ..Default::default()
-    };
-    arbiter
-        .create_event(pb::CreateEventRequest {
-            event_id: "hall".into(),
-            event: Some(event),
-            request_id: String::new(),
-        })
-        .await
-        .unwrap();
-    let round = arbiter
-        .create_round(pb::CreateRoundRequest {
-            parent: "events/hall".into(),
-            pairings: "1 2\n3 4\n".into(),
-            start: true,
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .round
-        .unwrap();
+    let round = started_round(
+        &mut arbiter,
+        "hall",
+        &["Alpha, Anna", "Bravo, Boris", "Charlie, Chen", "Delta, Dana"],
+        "1 2\n3 4\n",
+        None,
+    )
+    .await;
     let board = |n: i32| round.boards.iter().find(|b| b.number == n).unwrap().game.clone();
     let (b1, b2) = (board(1), board(2));
     play_otb(&mut arbiter, &b1, 0, &["e4", "e5"]).await;
@@ -350,6 +419,7 @@ async fn a_round_shows_its_boards_and_calls_the_arbiter_to_an_alert() {
     assert!(alert["text"].as_str().unwrap().contains("Art. "), "the alert cites its Article: {alert}");
     assert!(alert["chimes"].as_u64().unwrap() >= 1, "a new call sounds: {alert}");
     screenshot(&browser, "console-round").await;
+    fits_a_tablet(&browser).await;
 
     // Acknowledged from the page: recorded as the arbiter's, gone from the queue.
     let name = alert["name"].as_str().unwrap().to_owned();
@@ -371,4 +441,73 @@ async fn a_round_shows_its_boards_and_calls_the_arbiter_to_an_alert() {
         .alert
         .unwrap();
     assert_eq!(acked.acknowledged_by, "arbiter", "the page's acknowledgement is on record");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spectators_follow_a_public_round_behind_its_delay_without_a_token() {
+    let Some(browser) = Browser::start().await else { return };
+    let server = TestServer::start().await;
+    let mut arbiter = server.arbiter().await;
+    let broadcast = pb::Broadcast { delay_seconds: 2, public_view: true, ..Default::default() };
+    let round = started_round(
+        &mut arbiter,
+        "show",
+        &["Kasparov, Garry", "Karpov, Anatoly"],
+        "1 2\n",
+        Some(broadcast),
+    )
+    .await;
+    let game = round.boards[0].game.clone();
+
+    // The public link, no token: the round's board, read only.
+    browser.goto(&format!("http://{}/#/watch/{}", server.http_addr, round.name)).await;
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    let shown = browser.wait_for(BOARD_FEN, json!([game]), Duration::from_secs(5)).await;
+    assert_eq!(shown, Some(json!(start)), "the spectators see the board without signing in");
+    let page = browser
+        .run(
+            "return { status: document.getElementById('status').textContent, \
+                      login: getComputedStyle(document.getElementById('login')).display, \
+                      actions: document.querySelectorAll('#act-pause, .ack').length }",
+            json!([]),
+        )
+        .await;
+    assert!(page["status"].as_str().unwrap().contains("delayed 2 s"), "{page}");
+    assert_eq!((page["login"].as_str(), page["actions"].as_u64()), (Some("none"), Some(0)), "{page}");
+
+    // A move reaches the page the delay after it was made, not before.
+    let made = Instant::now();
+    play_otb(&mut arbiter, &game, 0, &["e4"]).await;
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let early = browser.run(BOARD_FEN, json!([game])).await;
+    assert_eq!(early, json!(start), "nothing shown before the delay");
+    let after = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+    let moved = browser
+        .wait_for(
+            "const card = document.querySelector(`[data-game=\"${arguments[0]}\"]`); \
+             return card && card.querySelector('svg.board').dataset.fen === arguments[1];",
+            json!([game, after]),
+            Duration::from_secs(4),
+        )
+        .await;
+    let latency = made.elapsed();
+    assert!(moved.is_some(), "the move reached the spectators");
+    eprintln!("move to the spectators' page: {} ms (delay 2000 ms)", latency.as_millis());
+    assert!(latency >= Duration::from_millis(1900), "shown {latency:?} after the move");
+
+    // One board, from its card: the moves, still no actions.
+    browser.click(&format!("[data-game=\"{game}\"] a.label")).await;
+    let moves = browser
+        .wait_for(
+            "const m = [...document.querySelectorAll('#game .move')].map(m => m.textContent); return m.length ? m : null;",
+            json!([]),
+            Duration::from_secs(5),
+        )
+        .await;
+    assert_eq!(moves, Some(json!(["1. e4"])));
+    assert_eq!(
+        browser.run("return document.querySelectorAll('#game button').length", json!([])).await,
+        json!(0)
+    );
+    screenshot(&browser, "console-spectators").await;
 }

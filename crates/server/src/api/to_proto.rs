@@ -288,6 +288,6 @@ pub fn clocks(c: Clocks, read_wall_ms: i64) -> pb::ClockReading {
 }
 
 /// A protobuf timestamp from Unix milliseconds.
-fn timestamp(ms: i64) -> prost_types::Timestamp {
+pub fn timestamp(ms: i64) -> prost_types::Timestamp {
     prost_types::Timestamp { seconds: ms.div_euclid(1000), nanos: (ms.rem_euclid(1000) * 1_000_000) as i32 }
 }

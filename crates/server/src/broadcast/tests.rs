@@ -5,9 +5,10 @@ use arbiter_laws::ruling::{Decision, EndCause, GameEnd, Ruling};
 use arbiter_laws::scoring::GameResult;
 use arbiter_proto::v1 as pb;
 
-use super::{cut, push_url};
+use super::{cut, published_game, push_url};
 use crate::event_log::{self, Aftermath, Clocks};
 use crate::store::EventRow;
+use crate::view::LoggedEvent;
 
 fn row(seq: i64, wall_ms: i64, decisions: Vec<Decision>) -> EventRow {
     let aftermath = Aftermath {
@@ -112,6 +113,56 @@ fn before_the_first_move_nothing_is_shown() {
     assert_eq!(rows.len(), 1);
     let (_, rows) = cut_at(0);
     assert!(rows.is_empty());
+}
+
+/// The log of `game_and_log`, decoded, each row with White's clock
+/// running and a FEN naming its row.
+fn decoded() -> Vec<LoggedEvent> {
+    let (_, rows) = game_and_log();
+    rows.iter()
+        .map(|r| {
+            let mut e = LoggedEvent::decode(r).unwrap();
+            e.aftermath.fen = format!("fen-{} b - - 0 1", e.seq);
+            e.aftermath.clocks.white_ms = 60_000;
+            e.aftermath.clocks.black_ms = 50_000;
+            e.aftermath.clocks.running = Some(Color::White);
+            e
+        })
+        .collect()
+}
+
+#[test]
+fn spectators_see_the_position_and_clocks_of_the_cutoff() {
+    let (mut whole, _) = game_and_log();
+    whole.status = pb::GameStatus::Finished as i32;
+    whole.obligation = Some(pb::Obligation::default());
+    whole.draw_offer = Some(pb::DrawOffer::default());
+    whole.fen = "the present".into();
+    let events = decoded();
+
+    // 4.5 s: Nf3 on the record, the position after row 4, White's clock
+    // run down by the half second since, nothing of the present.
+    let shown = published_game(&whole, &events, 4500);
+    assert_eq!(shown.moves_uci, ["e2e4", "e7e5", "g1f3"]);
+    assert_eq!((shown.fen.as_str(), shown.last_seq), ("fen-4 b - - 0 1", 4));
+    assert_eq!(shown.side_to_move, pb::Color::Black as i32);
+    let clocks = shown.clocks.unwrap();
+    assert_eq!((clocks.white_remaining_ms, clocks.black_remaining_ms), (59_500, 50_000));
+    assert_eq!(shown.status, pb::GameStatus::InProgress as i32);
+    assert!(shown.end.is_none() && shown.obligation.is_none() && shown.draw_offer.is_none());
+
+    // After the end: the result, the clocks as they stopped.
+    let shown = published_game(&whole, &events, 9000);
+    assert_eq!(shown.status, pb::GameStatus::Finished as i32);
+    assert_eq!(shown.end.unwrap().result, "1-0");
+    assert_eq!(shown.clocks.unwrap().white_remaining_ms, 60_000);
+
+    // Before the first row: the start, pending, the clocks standing.
+    let shown = published_game(&whole, &events, 500);
+    assert_eq!((shown.status, shown.last_seq), (pb::GameStatus::Pending as i32, 0));
+    assert_eq!(shown.fen, "fen-1 b - - 0 1");
+    assert_eq!(shown.clocks.unwrap().running, 0);
+    assert!(shown.moves_uci.is_empty());
 }
 
 #[test]

@@ -60,6 +60,44 @@ fn check_push_url(url: &str) -> Result<(), String> {
     }
 }
 
+/// An event's broadcast settings from the API (`None`: no broadcast);
+/// an empty push token keeps `kept_token`.
+fn broadcast_from_proto(
+    field: &str,
+    broadcast: Option<&pb::Broadcast>,
+    kept_token: &str,
+) -> Result<record::Broadcast, Vec<api::Violation>> {
+    let Some(b) = broadcast else { return Ok(record::Broadcast::default()) };
+    let mut violations = Vec::new();
+    let delay = u32::try_from(b.delay_seconds).ok().filter(|d| *d <= 86_400);
+    if delay.is_none() {
+        violations.push(violation(format!("{field}.delay_seconds"), "0 to 86400 seconds"));
+    }
+    if b.push_url.len() > MAX_URL {
+        violations.push(violation(format!("{field}.push_url"), format!("at most {MAX_URL} bytes")));
+    } else if !b.push_url.is_empty()
+        && let Err(why) = check_push_url(&b.push_url.replace("{round}", "1"))
+    {
+        violations.push(violation(format!("{field}.push_url"), why));
+    }
+    if b.push_token.len() > 1024 {
+        violations.push(violation(format!("{field}.push_token"), "at most 1024 bytes"));
+    } else if !token_ok(&b.push_token) {
+        violations
+            .push(violation(format!("{field}.push_token"), "a token is printable ASCII without spaces"));
+    }
+    if !violations.is_empty() {
+        return Err(violations);
+    }
+    Ok(record::Broadcast {
+        published: true,
+        delay_seconds: delay.unwrap_or(0),
+        push_url: b.push_url.clone(),
+        push_token: if b.push_token.is_empty() { kept_token.to_owned() } else { b.push_token.clone() },
+        public_view: b.public_view,
+    })
+}
+
 /// A bearer token goes into an HTTP header as it is.
 fn token_ok(token: &str) -> bool {
     token.bytes().all(|b| b.is_ascii_graphic())
@@ -118,12 +156,7 @@ fn board_game_id(event: &str, round: u16, board: u16) -> String {
     format!("{event}-r{round}-b{board}")
 }
 
-fn timestamp(wall_ms: i64) -> prost_types::Timestamp {
-    prost_types::Timestamp {
-        seconds: wall_ms.div_euclid(1000),
-        nanos: i32::try_from(wall_ms.rem_euclid(1000) * 1_000_000).unwrap_or(0),
-    }
-}
+use crate::api::to_proto::timestamp;
 
 /// `120`, `87.5`, `-3.25`: a decimal with at most four places, in
 /// ten-thousandths.
@@ -454,23 +487,10 @@ fn tournament_from_proto(e: &pb::Event) -> Result<record::Tournament, ApiError> 
     if unrated_rating.is_none() {
         violations.push(violation("event.unrated_rating", "0 (none) to 3500"));
     }
-    let published = e.broadcast.is_some();
-    let broadcast = e.broadcast.clone().unwrap_or_default();
-    let delay = u32::try_from(broadcast.delay_seconds).ok().filter(|d| *d <= 86_400);
-    if delay.is_none() {
-        violations.push(violation("event.broadcast.delay_seconds", "0 to 86400 seconds"));
-    }
-    if !broadcast.push_url.is_empty()
-        && let Err(why) = check_push_url(&broadcast.push_url.replace("{round}", "1"))
-    {
-        violations.push(violation("event.broadcast.push_url", why));
-    }
-    if broadcast.push_url.len() > MAX_URL || broadcast.push_token.len() > 1024 {
-        violations.push(violation("event.broadcast", "the push URL or token is too long"));
-    }
-    if !token_ok(&broadcast.push_token) {
-        violations.push(violation("event.broadcast.push_token", "a token is printable ASCII without spaces"));
-    }
+    let broadcast = broadcast_from_proto("event.broadcast", e.broadcast.as_ref(), "").unwrap_or_else(|v| {
+        violations.extend(v);
+        record::Broadcast::default()
+    });
     let Some(regulations) = regulations.filter(|_| violations.is_empty()) else {
         return Err(ApiError::InvalidArgument(violations));
     };
@@ -491,12 +511,7 @@ fn tournament_from_proto(e: &pb::Event) -> Result<record::Tournament, ApiError> 
         start_date: e.start_date.clone(),
         end_date: e.end_date.clone(),
         chief_arbiter: e.chief_arbiter.clone(),
-        broadcast: record::Broadcast {
-            published,
-            delay_seconds: delay.unwrap_or(0),
-            push_url: broadcast.push_url,
-            push_token: broadcast.push_token,
-        },
+        broadcast,
         adjustments,
         unrated_rating: unrated_rating.unwrap_or(0),
         round_robin: e.round_robin,
@@ -542,6 +557,7 @@ fn tournament_to_proto(
             delay_seconds: i32::try_from(t.broadcast.delay_seconds).unwrap_or(i32::MAX),
             push_url: t.broadcast.push_url.clone(),
             push_token: String::new(),
+            public_view: t.broadcast.public_view,
         }),
         rounds: i32::try_from(rounds).unwrap_or(i32::MAX),
         adjustments: t
@@ -966,6 +982,31 @@ impl Arbiter {
             )
             .await?;
         Ok(pb::AddParticipantsResponse { event: Some(event) })
+    }
+
+    pub(super) async fn set_broadcast_impl(
+        &self,
+        metadata: &MetadataMap,
+        r: pb::SetBroadcastRequest,
+    ) -> Result<pb::SetBroadcastResponse, ApiError> {
+        let id = event_id("event", &r.event)?;
+        let fingerprint =
+            request::fingerprint(&pb::SetBroadcastRequest { request_id: String::new(), ..r.clone() });
+        let event = self
+            .change_tournament(
+                metadata,
+                (&[Role::Arbiter], "SetBroadcast"),
+                Sent { method: "set_broadcast", request_id: &r.request_id, fingerprint },
+                &id,
+                |t| {
+                    t.broadcast =
+                        broadcast_from_proto("broadcast", r.broadcast.as_ref(), &t.broadcast.push_token)
+                            .map_err(ApiError::InvalidArgument)?;
+                    Ok(())
+                },
+            )
+            .await?;
+        Ok(pb::SetBroadcastResponse { event: Some(event) })
     }
 
     pub(super) async fn adjust_points_impl(

@@ -210,11 +210,9 @@ impl HallWatch {
                 },
                 _ = beat.tick() => {
                     let now = crate::table::wall_ms();
-                    let stamp = prost_types::Timestamp {
-                        seconds: now.div_euclid(1000),
-                        nanos: i32::try_from(now.rem_euclid(1000) * 1_000_000).unwrap_or(0),
+                    let message = pb::WatchGamesResponse {
+                        item: Some(pb::watch_games_response::Item::Heartbeat(to_proto::timestamp(now))),
                     };
-                    let message = pb::WatchGamesResponse { item: Some(pb::watch_games_response::Item::Heartbeat(stamp)) };
                     self.tx.send(Ok(message)).await.is_ok()
                 }
             };

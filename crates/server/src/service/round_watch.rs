@@ -102,10 +102,7 @@ fn alert_to_proto(event: &str, round: u16, board: u16, a: &Alert, acked_by: Opti
         text: a.text.clone(),
         rule_id: a.rule.map(|r| r.as_str().to_owned()).unwrap_or_default(),
         article: a.rule.and_then(to_proto::article_to_proto),
-        create_time: Some(prost_types::Timestamp {
-            seconds: a.wall_ms.div_euclid(1000),
-            nanos: i32::try_from(a.wall_ms.rem_euclid(1000) * 1_000_000).unwrap_or(0),
-        }),
+        create_time: Some(to_proto::timestamp(a.wall_ms)),
         acknowledged: acked_by.is_some(),
         acknowledged_by: acked_by.unwrap_or_default().to_owned(),
         game_seq: a.game_seq,
@@ -359,10 +356,7 @@ impl Watch {
                         continue;
                     } else {
                         let now = crate::table::wall_ms();
-                        pb::watch_round_response::Item::Heartbeat(prost_types::Timestamp {
-                            seconds: now.div_euclid(1000),
-                            nanos: i32::try_from(now.rem_euclid(1000) * 1_000_000).unwrap_or(0),
-                        })
+                        pb::watch_round_response::Item::Heartbeat(to_proto::timestamp(now))
                     };
                     if !self.send(item, Vec::new()).await {
                         return Ok(());

@@ -156,6 +156,10 @@ pub struct Broadcast {
     pub delay_seconds: u32,
     pub push_url: String,
     pub push_token: String,
+    /// Spectators may watch without a token (records written before the
+    /// spectators' view have it off).
+    #[serde(default)]
+    pub public_view: bool,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
