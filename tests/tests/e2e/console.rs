@@ -311,6 +311,22 @@ async fn an_arbiter_acts_on_one_game_from_the_page_and_a_viewer_is_refused() {
     status_starting(&browser, "Cancelled").await;
     assert_eq!(all_events(&mut arbiter, &table.name).await.len(), before + 1);
 
+    // From the keyboard: Enter on an action opens the confirmation with the
+    // focus on Cancel (the safe choice), Escape closes it and nothing is done.
+    browser.run("document.getElementById('status').textContent = ''", json!([])).await;
+    browser.type_into("#act-resume", "\u{E007}").await;
+    let focused = browser
+        .wait_for(
+            "return document.getElementById('confirm').open ? document.activeElement.id : null",
+            json!([]),
+            Duration::from_secs(2),
+        )
+        .await;
+    assert_eq!(focused, Some(json!("confirm-no")), "Enter opens the confirmation, focus on Cancel");
+    browser.type_into("#confirm-no", "\u{E00C}").await;
+    status_starting(&browser, "Cancelled").await;
+    assert_eq!(all_events(&mut arbiter, &table.name).await.len(), before + 1);
+
     // Pause, confirmed: the clocks stand, and the page says so.
     act(&browser, "#act-pause", true).await;
     status_starting(&browser, "Done:").await;
