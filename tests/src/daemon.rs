@@ -79,6 +79,20 @@ impl Daemon {
     /// # Panics
     /// When the binary cannot start or does not print its address in 30 s.
     pub fn spawn(database_url: &str, log_path: &Path, extra_args: &[&str]) -> Daemon {
+        Daemon::spawn_with_env(database_url, log_path, extra_args, &[])
+    }
+
+    /// [`Daemon::spawn`] with environment variables set for the child
+    /// (`RUST_LOG`, say) over the harness's.
+    ///
+    /// # Panics
+    /// As [`Daemon::spawn`].
+    pub fn spawn_with_env(
+        database_url: &str,
+        log_path: &Path,
+        extra_args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Daemon {
         let log = std::fs::OpenOptions::new().create(true).append(true).open(log_path).expect("log file");
         let token_file = log_path.with_extension("tokens");
         let mut command = Command::new(arbiterd_path());
@@ -115,6 +129,7 @@ impl Daemon {
             .env("ARBITER_SERVICE_TOKEN", SERVICE_TOKEN)
             .env("ARBITER_VIEWER_TOKEN", VIEWER_TOKEN)
             .env("RUST_LOG", std::env::var("RUST_LOG").unwrap_or_else(|_| "info".into()))
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::from(log))

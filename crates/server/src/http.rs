@@ -15,7 +15,7 @@ use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use crate::connections::{ConnectionLimits, Gate, Port};
+use crate::connections::{CloseReason, ConnectionLimits, Gate, Port, count_closed};
 use crate::gateway::Api;
 use crate::service::Arbiter;
 
@@ -48,15 +48,17 @@ pub(crate) fn routes(arbiter: Arbiter, api: Api) -> Router {
 }
 
 /// Serves `routes` on `listener` until `stop` is cancelled. Connections
-/// pass the gate of [`crate::connections`] with `limits`; a client has
-/// `limits.handshake_timeout` to send each request head.
+/// pass the gate of [`crate::connections`] for `port` with `limits`; a
+/// client has `limits.handshake_timeout` to send each request head (and is
+/// counted as closed for it when it does not).
 pub(crate) async fn serve_http(
     listener: TcpListener,
     routes: Router,
+    port: Port,
     limits: ConnectionLimits,
     stop: CancellationToken,
 ) {
-    let gate = Gate::new(Port::Http, limits);
+    let gate = Gate::new(port, limits);
     loop {
         let (socket, peer, admission) = tokio::select! {
             accepted = gate.accept(&listener) => accepted,
@@ -65,6 +67,15 @@ pub(crate) async fn serve_http(
         let service = TowerToHyperService::new(routes.clone().layer(axum::Extension(Peer(peer))));
         let stop = stop.clone();
         tokio::spawn(async move {
+            // A client that connects and sends nothing holds nothing: the
+            // first bytes must come within the handshake timeout (hyper's
+            // header timeout then bounds the rest of the head).
+            if tokio::time::timeout(limits.handshake_timeout, socket.readable()).await.is_err() {
+                count_closed(port, CloseReason::HandshakeTimeout);
+                tracing::debug!(%peer, "no request on the connection in time: closed");
+                drop(admission);
+                return;
+            }
             let mut http = hyper::server::conn::http1::Builder::new();
             http.timer(TokioTimer::new()).header_read_timeout(limits.handshake_timeout);
             let connection = http.serve_connection(TokioIo::new(socket), service);
@@ -82,6 +93,9 @@ pub(crate) async fn serve_http(
                 }
             };
             if let Err(e) = outcome {
+                if e.is_timeout() {
+                    count_closed(port, CloseReason::HandshakeTimeout);
+                }
                 tracing::debug!(%peer, error = %e, "HTTP connection ended");
             }
             drop(admission);

@@ -568,7 +568,7 @@ pub async fn serve(
             handshake_timeout: config.connections.handshake_timeout,
         };
         let routes = http::routes(arbiter.clone(), api.clone());
-        tokio::spawn(http::serve_http(listener, routes, limits, stop.clone()));
+        tokio::spawn(http::serve_http(listener, routes, connections::Port::Http, limits, stop.clone()));
     }
     tokio::spawn(broadcast::push_rounds(
         arbiter.clone(),

@@ -40,6 +40,39 @@ mod hall_watch;
 mod round_watch;
 mod spectators;
 
+/// The service as the gRPC metrics label it (`grpc_service`).
+const SERVICE: &str = "arbiter.v1.ArbiterService";
+
+/// A method's name as the proto spells it (`make_move` -> `MakeMove`), the
+/// `grpc_method` label go-grpc-prometheus and the OpenTelemetry RPC
+/// conventions use; made once per method.
+fn proto_method(method: &'static str) -> &'static str {
+    static NAMES: std::sync::OnceLock<
+        std::sync::Mutex<std::collections::HashMap<&'static str, &'static str>>,
+    > = std::sync::OnceLock::new();
+    let Ok(mut names) = NAMES.get_or_init(Default::default).lock() else { return method };
+    names.entry(method).or_insert_with(|| {
+        let pascal: String = method
+            .split('_')
+            .map(|word| {
+                let mut chars = word.chars();
+                chars.next().map(|c| c.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
+            })
+            .collect();
+        // At most one per method of the service: a bounded, one-time leak.
+        Box::leak(pascal.into_boxed_str())
+    })
+}
+
+/// The `grpc_type` label: how the method streams.
+fn rpc_type(method: &str) -> &'static str {
+    match method {
+        "watch_game" | "watch_games" | "watch_round" | "watch_broadcast" => "server_stream",
+        "connect_board" => "bidi_stream",
+        _ => "unary",
+    }
+}
+
 /// Longest accepted request id.
 const MAX_REQUEST_ID: usize = 128;
 
@@ -66,16 +99,38 @@ impl Arbiter {
         method: &'static str,
         work: impl Future<Output = Result<T, ApiError>>,
     ) -> Reply<T> {
+        let (name, kind) = (proto_method(method), rpc_type(method));
+        metrics::counter!(
+            "grpc_server_started_total",
+            "grpc_service" => SERVICE, "grpc_method" => name, "grpc_type" => kind
+        )
+        .increment(1);
+        // Every log line of the call carries the method, and the game and
+        // request id once they are known (as JSON fields with
+        // `--log-format json`).
+        let span = tracing::info_span!(
+            "rpc",
+            grpc_method = name,
+            game = tracing::field::Empty,
+            request_id = tracing::field::Empty
+        );
         let started = Instant::now();
-        let result = work.await;
+        let result = tracing::Instrument::instrument(work, span.clone()).await;
+        let _in_call = span.enter();
         let code = match &result {
             Ok(_) => "OK",
             Err(e) => code_name(e.code()),
         };
-        metrics::counter!("grpc_server_handled_total", "grpc_method" => method, "grpc_code" => code)
-            .increment(1);
-        metrics::histogram!("grpc_server_handling_seconds", "grpc_method" => method)
-            .record(started.elapsed().as_secs_f64());
+        metrics::counter!(
+            "grpc_server_handled_total",
+            "grpc_service" => SERVICE, "grpc_method" => name, "grpc_type" => kind, "grpc_code" => code
+        )
+        .increment(1);
+        metrics::histogram!(
+            "grpc_server_handling_seconds",
+            "grpc_service" => SERVICE, "grpc_method" => name, "grpc_type" => kind
+        )
+        .record(started.elapsed().as_secs_f64());
         match result {
             Ok(v) => Ok(Response::new(v)),
             Err(e) => {
@@ -103,6 +158,7 @@ impl Arbiter {
     ) -> Result<Answer, ApiError> {
         let (principal, caller) = self.auth.identify(metadata).await?;
         let id = game_id(name)?;
+        sent.trace(&id);
         let named =
             validate::color_from_proto("color", color).map_err(|v| ApiError::InvalidArgument(vec![v]))?;
         let color = principal.act_for(&id, named)?;
@@ -122,6 +178,7 @@ impl Arbiter {
     ) -> Result<Answer, ApiError> {
         let (principal, caller) = self.auth.identify(metadata).await?;
         let id = game_id(name)?;
+        sent.trace(&id);
         principal.require(&[Role::Arbiter], "this arbiter action")?;
         let act = make()?;
         let request = sent.stamp(&Caller::of(&principal, &caller))?;
@@ -843,6 +900,16 @@ struct Sent<'a> {
 }
 
 impl Sent<'_> {
+    /// Names the game and the request id on the call's log lines.
+    fn trace(&self, game: &str) {
+        let span = tracing::Span::current();
+        span.record("game", game);
+        // Only a well-formed id: nothing a client sends may forge a line.
+        if let Ok(Some(id)) = request_id_of(self.request_id) {
+            span.record("request_id", id.as_str());
+        }
+    }
+
     /// The request id in `caller`'s scope, if the request has one.
     fn stamp(self, caller: &Caller) -> Result<Option<Stamped>, ApiError> {
         Ok(request_id_of(self.request_id)?.map(|id| Stamped::new(caller, self.method, id, self.fingerprint)))

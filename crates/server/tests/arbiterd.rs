@@ -51,28 +51,49 @@ fn serve(dir: &Path, args: &[&str]) -> (Child, String) {
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .expect("spawn arbiterd");
-    let stdout = child.stdout.take().unwrap();
+    let seen = started(&mut child);
+    (child, seen)
+}
+
+/// What a starting daemon printed, standard output (its addresses) and
+/// standard error (its logs) together, up to its `tokens: ` line and the
+/// log lines that come with it.
+fn started(child: &mut Child) -> String {
     let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let out = tx.clone();
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = out.send(line);
+        }
+    });
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
             let _ = tx.send(line);
         }
     });
-    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut deadline = Instant::now() + Duration::from_secs(30);
     let mut seen = String::new();
+    let mut ready = false;
     loop {
         let Ok(line) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) else {
+            if ready {
+                return seen;
+            }
             let _ = child.kill();
             let _ = child.wait();
             panic!("arbiterd did not start: {seen}");
         };
         seen.push_str(&line);
         seen.push('\n');
-        if line.starts_with("tokens: ") {
-            return (child, seen);
+        if line.starts_with("tokens: ") && !ready {
+            // The logs come on another pipe: let those written before it arrive.
+            ready = true;
+            deadline = Instant::now() + Duration::from_millis(300);
         }
     }
 }
@@ -249,19 +270,11 @@ fn serve_with(mut c: Command, dir: &Path) -> (Child, String) {
         ])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let mut child = o;
-    let stdout = child.stdout.take().unwrap();
-    let mut seen = String::new();
-    for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-        seen.push_str(&line);
-        seen.push('\n');
-        if line.starts_with("tokens: ") {
-            break;
-        }
-    }
+    let seen = started(&mut child);
     (child, seen)
 }
 

@@ -17,6 +17,8 @@ mod games;
 mod gateway;
 mod health;
 mod keys;
+mod logs;
+mod metrics;
 mod otb;
 mod quota;
 mod request_ids;

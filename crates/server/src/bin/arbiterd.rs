@@ -239,13 +239,42 @@ enum LogFormat {
     Json,
 }
 
+/// Logs go to standard error (standard output carries the addresses and
+/// the answers of the subcommands), coloured only on a terminal.
 fn init_logging(format: LogFormat) {
+    use std::io::IsTerminal;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal());
     match format {
         LogFormat::Pretty => builder.init(),
         LogFormat::Json => builder.json().init(),
+    }
+}
+
+/// `path` from the root, for messages an operator acts on.
+fn absolute(path: &std::path::Path) -> std::path::PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// The database in use as the start-up banner shows it: an SQLite file by
+/// its absolute path, a PostgreSQL URL without its password.
+fn database_shown(url: &str) -> String {
+    if let Some(file) = url.strip_prefix("sqlite://") {
+        let (file, options) = file.split_once('?').map_or((file, ""), |(f, o)| (f, o));
+        let options = if options.is_empty() { String::new() } else { format!(" ({options})") };
+        return format!("SQLite {}{options}", absolute(std::path::Path::new(file)).display());
+    }
+    match url.split_once("://").and_then(|(scheme, rest)| Some((scheme, rest.split_once('@')?))) {
+        Some((scheme, (credentials, host))) => {
+            let user = credentials.split(':').next().unwrap_or("");
+            let hidden = if credentials.contains(':') { ":***" } else { "" };
+            format!("PostgreSQL {scheme}://{user}{hidden}@{host}")
+        }
+        None => format!("PostgreSQL {url}"),
     }
 }
 
@@ -469,7 +498,7 @@ async fn serve(args: ServeArgs, matches: &clap::ArgMatches) -> anyhow::Result<()
         for row in &rows {
             store.insert_token(row).await?;
         }
-        Ok(format!("first-start tokens written to {}", args.token_file.display()))
+        Ok(format!("first-start tokens written to {}", absolute(&args.token_file).display()))
     }
     .await;
     store.close().await;
@@ -480,7 +509,7 @@ async fn serve(args: ServeArgs, matches: &clap::ArgMatches) -> anyhow::Result<()
         .with_context(|| format!("cannot listen on {}", args.listen))?;
     let scheme = if config.tls.is_some() { "https" } else { "http" };
     println!("arbiterd listening on {scheme}://{}", listener.local_addr()?);
-    println!("data: {}", args.database_url);
+    println!("data: {}", database_shown(&args.database_url));
     println!("tokens: {token_help}");
     if args.metrics_listen != "off" {
         let metrics = tokio::net::TcpListener::bind(&args.metrics_listen)
@@ -538,5 +567,29 @@ async fn shutdown_signal() {
     tokio::select! {
         () = ctrl_c => {},
         () = term => {},
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::database_shown;
+
+    #[test]
+    fn the_banner_shows_the_database_without_secrets() {
+        let here = std::env::current_dir().unwrap();
+        assert_eq!(
+            database_shown("sqlite://arbiter.db"),
+            format!("SQLite {}", here.join("arbiter.db").display())
+        );
+        assert_eq!(database_shown("sqlite:///var/lib/a.db?mode=rwc"), "SQLite /var/lib/a.db (mode=rwc)");
+        assert_eq!(
+            database_shown("postgres://arbiter:s3cret@db.example:5432/arbiter"),
+            "PostgreSQL postgres://arbiter:***@db.example:5432/arbiter"
+        );
+        assert_eq!(
+            database_shown("postgres://postgres@127.0.0.1/a"),
+            "PostgreSQL postgres://postgres@127.0.0.1/a"
+        );
+        assert!(!database_shown("postgresql://u:p@h/d").contains(":p@"));
     }
 }
