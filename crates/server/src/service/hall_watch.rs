@@ -8,7 +8,7 @@
 //! changed it, whenever its log grows. Nothing is lost to a lagging
 //! subscription: after a resync every game is compared with its log.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use arbiter_proto::v1 as pb;
 use tokio::sync::{broadcast, mpsc};
@@ -69,6 +69,9 @@ struct HallWatch {
     scope: Scope,
     /// The games followed, with the last event sent of each.
     sent: HashMap<String, i64>,
+    /// Games found outside the scope (a game's seat never changes): the
+    /// store is not asked again at each of their appends.
+    outside: HashSet<String>,
     tx: mpsc::Sender<Result<pb::WatchGamesResponse, Status>>,
     _permit: WatchPermit,
 }
@@ -149,15 +152,22 @@ impl HallWatch {
     }
 
     /// Whether a game the watch does not follow yet belongs to it.
-    async fn joins(&self, id: &str) -> Result<bool, ApiError> {
+    async fn joins(&mut self, id: &str) -> Result<bool, ApiError> {
         if self.scope == Scope::InPlay {
             return Ok(true);
         }
+        if self.outside.contains(id) {
+            return Ok(false);
+        }
         let round_name = match self.arbiter.hall.store().round_of_game(id).await? {
             Some(seat) => format!("events/{}/rounds/{}", seat.tournament_id, seat.round),
-            None => return Ok(false),
+            None => String::new(),
         };
-        Ok(self.scope.holds(&round_name))
+        let holds = self.scope.holds(&round_name);
+        if !holds {
+            self.outside.insert(id.to_owned());
+        }
+        Ok(holds)
     }
 
     /// Compares every game of the scope with what was sent (after lost
@@ -199,8 +209,8 @@ impl HallWatch {
                 () = self.tx.closed() => return Ok(()),
                 n = notifications.recv() => match n {
                     Ok((game, _)) if game == RESYNC => self.resync().await?,
-                    Ok((game, seq)) => match self.sent.get(&game) {
-                        Some(&sent) if seq <= sent => true,
+                    Ok((game, seq)) => match self.sent.get(&game).copied() {
+                        Some(sent) if seq <= sent => true,
                         Some(_) => self.send_game(&game, false).await?,
                         None if self.joins(&game).await? => self.send_game(&game, true).await?,
                         None => true,
@@ -249,7 +259,14 @@ impl Arbiter {
         // Subscribe before reading: nothing falls between the two.
         let mut notifications = self.hall.store().subscribe();
         let (tx, rx) = mpsc::channel(256);
-        let mut watch = HallWatch { arbiter: self.clone(), scope, sent: HashMap::new(), tx, _permit: permit };
+        let mut watch = HallWatch {
+            arbiter: self.clone(),
+            scope,
+            sent: HashMap::new(),
+            outside: HashSet::new(),
+            tx,
+            _permit: permit,
+        };
         metrics::gauge!("arbiter_watch_streams").increment(1.0);
         tokio::spawn(async move {
             if let Err(e) = watch.follow(&mut notifications).await {

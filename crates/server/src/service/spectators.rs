@@ -154,21 +154,30 @@ impl Publisher {
         let shutdown = self.arbiter.shutdown.clone();
         let mut settings = tokio::time::interval(SETTINGS_EVERY);
         settings.tick().await;
+        // The store tells of every append in the service: only the round's
+        // own, a due event or the settings make the round be cut again, and
+        // the next due event keeps its instant whatever else arrives.
+        let mut due = tokio::time::Instant::now() + self.publish();
         loop {
-            let wait = self.publish();
-            tokio::select! {
+            let changed = tokio::select! {
                 () = shutdown.cancelled() => return Ok(()),
-                () = tokio::time::sleep(wait) => {}
+                () = tokio::time::sleep_until(due) => true,
                 n = notifications.recv() => match n {
-                    Ok((game, _)) if game == RESYNC => self.load().await?,
-                    Ok((game, seq)) => {
-                        if let Some(i) = self.games.iter().position(|f| f.id == game)
-                            && seq > self.games[i].events.last().map_or(0, |e| e.seq)
-                        {
-                            self.read_tail(i).await?;
-                        }
+                    Ok((game, _)) if game == RESYNC => {
+                        self.load().await?;
+                        true
                     }
-                    Err(broadcast::error::RecvError::Lagged(_)) => self.load().await?,
+                    Ok((game, seq)) => match self.games.iter().position(|f| f.id == game) {
+                        Some(i) if seq > self.games[i].events.last().map_or(0, |e| e.seq) => {
+                            self.read_tail(i).await?;
+                            true
+                        }
+                        _ => false,
+                    },
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        self.load().await?;
+                        true
+                    }
                     Err(broadcast::error::RecvError::Closed) => return Ok(()),
                 },
                 _ = settings.tick() => {
@@ -184,7 +193,11 @@ impl Publisher {
                     if !self.settings().await? {
                         return Ok(());
                     }
+                    true
                 }
+            };
+            if changed {
+                due = tokio::time::Instant::now() + self.publish();
             }
         }
     }
