@@ -207,33 +207,7 @@ impl WatchLimits {
     /// [`ApiError::ResourceExhausted`] with reason `TOO_MANY_WATCH_STREAMS`
     /// or `TOO_MANY_GAME_WATCH_STREAMS`.
     pub fn acquire(&self, caller: &CallerId, game: &str) -> Result<WatchPermit, ApiError> {
-        let mut open = self.open.lock().map_err(|_| ApiError::Internal("watch counts poisoned".into()))?;
-        let by_token = open.by_token.get(caller).copied().unwrap_or(0);
-        if by_token >= self.per_token {
-            return Err(ApiError::ResourceExhausted {
-                reason: ExhaustedReason::TooManyWatchStreamsForToken,
-                message: format!(
-                    "this token already has {by_token} WatchGame streams open (at most {}); close one first",
-                    self.per_token
-                ),
-                retry_after: WATCH_RETRY,
-            });
-        }
-        let by_game = open.by_game.get(game).copied().unwrap_or(0);
-        if by_game >= self.per_game {
-            return Err(ApiError::ResourceExhausted {
-                reason: ExhaustedReason::TooManyWatchStreamsForGame,
-                message: format!(
-                    "games/{game} already has {by_game} WatchGame streams open (at most {}); relay one stream \
-                     to many readers instead",
-                    self.per_game
-                ),
-                retry_after: WATCH_RETRY,
-            });
-        }
-        *open.by_token.entry(caller.clone()).or_default() += 1;
-        *open.by_game.entry(game.to_owned()).or_default() += 1;
-        Ok(WatchPermit { caller: caller.clone(), game: Some(game.to_owned()), open: self.open.clone() })
+        self.admit(caller, Some(game))
     }
 
     /// Counts a new WatchGames stream of `caller`: one of the token's
@@ -242,6 +216,10 @@ impl WatchLimits {
     /// # Errors
     /// [`ApiError::ResourceExhausted`] with reason `TOO_MANY_WATCH_STREAMS`.
     pub fn acquire_hall(&self, caller: &CallerId) -> Result<WatchPermit, ApiError> {
+        self.admit(caller, None)
+    }
+
+    fn admit(&self, caller: &CallerId, game: Option<&str>) -> Result<WatchPermit, ApiError> {
         let mut open = self.open.lock().map_err(|_| ApiError::Internal("watch counts poisoned".into()))?;
         let by_token = open.by_token.get(caller).copied().unwrap_or(0);
         if by_token >= self.per_token {
@@ -254,8 +232,23 @@ impl WatchLimits {
                 retry_after: WATCH_RETRY,
             });
         }
+        if let Some(game) = game {
+            let by_game = open.by_game.get(game).copied().unwrap_or(0);
+            if by_game >= self.per_game {
+                return Err(ApiError::ResourceExhausted {
+                    reason: ExhaustedReason::TooManyWatchStreamsForGame,
+                    message: format!(
+                        "games/{game} already has {by_game} WatchGame streams open (at most {}); relay one \
+                         stream to many readers instead",
+                        self.per_game
+                    ),
+                    retry_after: WATCH_RETRY,
+                });
+            }
+            *open.by_game.entry(game.to_owned()).or_default() += 1;
+        }
         *open.by_token.entry(caller.clone()).or_default() += 1;
-        Ok(WatchPermit { caller: caller.clone(), game: None, open: self.open.clone() })
+        Ok(WatchPermit { caller: caller.clone(), game: game.map(str::to_owned), open: self.open.clone() })
     }
 
     /// Streams open for `caller` (for tests and metrics).
