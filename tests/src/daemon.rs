@@ -68,6 +68,8 @@ pub struct Daemon {
     pub database_url: String,
     /// Its standard error (the logs), kept for the panic check.
     pub log_path: PathBuf,
+    /// Whether it serves TLS (started with `--tls-cert` and `--tls-key`).
+    pub tls: bool,
     child: Child,
 }
 
@@ -146,7 +148,7 @@ impl Daemon {
             }
         });
         let deadline = Instant::now() + Duration::from_secs(30);
-        let (mut addr, mut metrics_addr) = (None, None);
+        let (mut addr, mut metrics_addr, mut tls) = (None, None, false);
         while addr.is_none() || metrics_addr.is_none() {
             let left = deadline.saturating_duration_since(Instant::now());
             let line = match rx.recv_timeout(left) {
@@ -159,6 +161,10 @@ impl Daemon {
             };
             if let Some(rest) = line.strip_prefix("arbiterd listening on http://") {
                 addr = rest.trim().parse().ok();
+            } else if let Some(rest) = line.strip_prefix("arbiterd listening on https://") {
+                // `--tls-cert`/`--tls-key` given: the same address, over TLS.
+                addr = rest.trim().parse().ok();
+                tls = true;
             } else if let Some(rest) = line.strip_prefix("metrics: http://") {
                 metrics_addr = rest.trim().trim_end_matches("/metrics").parse().ok();
             }
@@ -168,6 +174,7 @@ impl Daemon {
             metrics_addr: metrics_addr.expect("metrics address"),
             database_url: database_url.to_string(),
             log_path: log_path.to_path_buf(),
+            tls,
             child,
         }
     }
@@ -177,13 +184,14 @@ impl Daemon {
         self.child.id()
     }
 
-    /// `http://addr`.
+    /// `http://addr`, or `https://addr` when it serves TLS.
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        format!("{}://{}", if self.tls { "https" } else { "http" }, self.addr)
     }
 
     /// A channel to it (connected lazily, so it survives the daemon's death
-    /// and reports UNAVAILABLE instead).
+    /// and reports UNAVAILABLE instead). Plain text only: a daemon that
+    /// serves TLS needs a client with its CA.
     pub fn channel(&self) -> Channel {
         Channel::from_shared(self.url()).expect("url").connect_lazy()
     }
