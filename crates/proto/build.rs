@@ -16,7 +16,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let fds = protox::compile(&files, [&root])?;
     let out = PathBuf::from(std::env::var("OUT_DIR")?);
     std::fs::write(out.join("arbiter_descriptor.bin"), fds.encode_to_vec())?;
-    tonic_prost_build::configure().build_server(true).build_client(true).compile_fds(fds)?;
+    // `prost::Name` on every message: the CLI prints any of them as
+    // canonical proto3 JSON by its full name (`arbiter.v1.Game`), checked
+    // by the compiler instead of spelled in strings.
+    let mut config = tonic_prost_build::Config::new();
+    config.enable_type_names();
+    tonic_prost_build::configure()
+        .build_server(true)
+        .build_client(true)
+        .compile_fds_with_config(fds, config)?;
     println!("cargo:rerun-if-changed={}", root.display());
     for f in &files {
         println!("cargo:rerun-if-changed={}", f.display());

@@ -4,9 +4,9 @@
 use arbiter_client::{Call, Color, Outcome, Rpc, exit, pb};
 
 use crate::args::{ArbiterAction, ClockCommand, ColorArg, GlobalArgs, PlayerAct};
-use crate::json;
+use crate::output;
 use crate::render;
-use crate::session::{out, out_json};
+use crate::session::out;
 
 /// Sends a mutation (with `--request-id` and `--expected-seq`) and prints
 /// what it gave.
@@ -15,8 +15,8 @@ use crate::session::{out, out_json};
 /// The call's, or a failed write.
 pub async fn send<R: Rpc<Output = Outcome>>(global: &GlobalArgs, call: Call<R>) -> anyhow::Result<u8> {
     let outcome = global.prepare(call).await?;
-    if global.json {
-        out_json(&json::outcome(&outcome))?;
+    if global.structured() {
+        output::print(global, &output::outcome(&outcome))?;
     } else {
         out(&outcome_text(&outcome))?;
     }

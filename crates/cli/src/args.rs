@@ -5,27 +5,37 @@ use std::path::PathBuf;
 
 use arbiter_client::{Color, exit, parse as names, pb};
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap_complete::ArgValueCompleter;
 
-use crate::parse;
+use crate::{complete, parse};
 
 /// The examples and the output rules of `arbiter --help`; the exit codes
 /// follow, from [`exit::ALL`].
 const MAIN_HELP: &str = "\
 Examples:
-  export ARBITER_URL=http://127.0.0.1:50051 ARBITER_TOKEN=<arbiter token>
+  arbiter config set-context local --url http://127.0.0.1:50051 \\
+      --token-file arbiterd-tokens.txt --use
   arbiter game create --white Carlsen --black Caruana --time-control 90+30 --start
   arbiter move abc e4 --color white
   arbiter game show abc
   arbiter game watch abc
   arbiter clock adjust abc --color black --delta 2m
   arbiter pgn check games.pgn
-  arbiter --json game list --status in-progress | jq '.games[].name'
+  arbiter -o json game list --status in-progress | jq -r '.games[].name'
+  arbiter -o yaml game show abc
 
-Output:
-  Human-readable text by default. With --json, one JSON document per command on
-  standard output (one object per line for `game watch`): proto field names,
-  enum values without their prefix (\"IN_PROGRESS\"), times in RFC 3339.
-  Errors go to standard error (a JSON {\"error\": ...} document with --json).";
+Output (-o):
+  table (default) is text for people; wide adds columns to lists. json and yaml
+  print the API's response message in the canonical proto3 JSON mapping, as
+  grpcurl does (\"whiteRemainingMs\": \"5454324\", \"COLOR_WHITE\"), one document
+  per command (a line each for streams such as `game watch`; `---` between
+  them in YAML). --json is -o json. Errors go to standard error (an
+  {\"error\": ...} document with -o json|yaml).
+
+Server and token:
+  --url, --token (or --token-file) and --ca, or ARBITER_URL, ARBITER_TOKEN
+  and ARBITER_CA; otherwise the current context of the config file
+  (~/.config/arbiter/config.yaml, see `arbiter config`).";
 
 /// The width the exit-code table of `arbiter --help` is wrapped to.
 const HELP_WIDTH: usize = 79;
@@ -33,7 +43,12 @@ const HELP_WIDTH: usize = 79;
 /// The text after the options of `arbiter --help`: [`MAIN_HELP`], then the
 /// exit codes, each meaning wrapped under its first word.
 pub fn main_help() -> String {
-    let mut text = format!("{MAIN_HELP}\n\nExit codes:");
+    format!("{MAIN_HELP}\n\n{}", exit_code_text("Exit codes"))
+}
+
+/// The exit codes, wrapped under their meanings, after `heading`.
+fn exit_code_text(heading: &str) -> String {
+    let mut text = format!("{heading}:");
     for &(code, meaning) in exit::ALL {
         let mut line = format!("  {code} ");
         for word in meaning.split(' ') {
@@ -51,6 +66,32 @@ pub fn main_help() -> String {
     text
 }
 
+/// The command line as parsed and as helped: the help of every command
+/// that runs (not of a group such as `game`) ends, after its own examples,
+/// with the exit codes, unless it already says what its exit codes mean.
+pub fn command() -> clap::Command {
+    use clap::CommandFactory as _;
+    fn leaves(cmd: clap::Command) -> clap::Command {
+        let names: Vec<String> = cmd.get_subcommands().map(|c| c.get_name().to_owned()).collect();
+        if names.is_empty() {
+            let after = cmd.get_after_help().map(ToString::to_string).unwrap_or_default();
+            if after.contains("Exit code") || after.contains("Exit 3") {
+                return cmd;
+            }
+            let text = if after.is_empty() {
+                exit_code_text("Exit codes")
+            } else {
+                format!("{after}\n\n{}", exit_code_text("Exit codes"))
+            };
+            return cmd.after_help(text);
+        }
+        names.into_iter().fold(cmd, |cmd, name| cmd.mut_subcommand(name, leaves))
+    }
+    let root = Cli::command();
+    let names: Vec<String> = root.get_subcommands().map(|c| c.get_name().to_owned()).collect();
+    names.into_iter().fold(root, |cmd, name| cmd.mut_subcommand(name, leaves))
+}
+
 /// The operator CLI of the Arbiter service: chess games under the FIDE Laws.
 #[derive(Debug, Parser)]
 #[command(name = "arbiter", version, after_help = main_help(), propagate_version = true)]
@@ -62,32 +103,76 @@ pub struct Cli {
 }
 
 /// The options every command takes: where the server is, who is asking,
-/// how to answer, and the two keys of a mutation.
+/// how to answer, and the two keys of a mutation. They are listed apart
+/// ("Global options") in every command's help, after its own.
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
-    /// The server address (`https://` for TLS).
-    #[arg(long, env = "ARBITER_URL", default_value = "http://127.0.0.1:50051", global = true)]
-    pub url: String,
+    /// The server address (`https://` for TLS) [default: the context's, or
+    /// http://127.0.0.1:50051].
+    #[arg(long, env = "ARBITER_URL", global = true, help_heading = GLOBAL)]
+    pub url: Option<String>,
     /// The bearer token: a role token (service, arbiter, viewer) or a
-    /// player token from `game create`.
-    #[arg(long, env = "ARBITER_TOKEN", hide_env_values = true, global = true)]
+    /// player token from `game create` [default: the context's token file].
+    #[arg(long, env = "ARBITER_TOKEN", hide_env_values = true, global = true, help_heading = GLOBAL)]
     pub token: Option<String>,
+    /// A file holding the token (first line), instead of --token.
+    #[arg(long, env = "ARBITER_TOKEN_FILE", value_name = "FILE", global = true, help_heading = GLOBAL)]
+    pub token_file: Option<PathBuf>,
     /// PEM file of the CA to trust for `https://` (default: the system's roots).
-    #[arg(long, env = "ARBITER_CA", value_name = "FILE", global = true)]
+    #[arg(long, env = "ARBITER_CA", value_name = "FILE", global = true, help_heading = GLOBAL)]
     pub ca: Option<PathBuf>,
     /// The name to check the server's certificate against.
-    #[arg(long, value_name = "NAME", global = true)]
+    #[arg(long, value_name = "NAME", global = true, help_heading = GLOBAL)]
     pub tls_domain: Option<String>,
-    /// Machine output: one JSON document (per line for `game watch`).
-    #[arg(long, global = true)]
+    /// The context of the config file to use instead of its current one
+    /// (see `arbiter config`).
+    #[arg(long, env = "ARBITER_CONTEXT", value_name = "NAME", global = true, help_heading = GLOBAL)]
+    pub context: Option<String>,
+    /// Output format: `table` (for people), `wide` (tables with more
+    /// columns), `json` or `yaml` (the canonical proto3 JSON mapping).
+    #[arg(short = 'o', long = "output", value_enum, value_name = "FORMAT", default_value_t = Format::Table,
+          global = true, help_heading = GLOBAL)]
+    pub output: Format,
+    /// Same as `-o json`.
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub json: bool,
     /// Idempotency key of a mutation (default: a fresh UUID); a script that
     /// repeats a command with the same key changes the game at most once.
-    #[arg(long, value_name = "ID", global = true)]
+    #[arg(long, value_name = "ID", global = true, help_heading = GLOBAL)]
     pub request_id: Option<String>,
     /// Refuse a mutation (exit 5, ABORTED) unless the game's last seq is SEQ.
-    #[arg(long, value_name = "SEQ", global = true)]
+    #[arg(long, value_name = "SEQ", global = true, help_heading = GLOBAL)]
     pub expected_seq: Option<i64>,
+}
+
+/// The heading of the global options in every command's help.
+const GLOBAL: &str = "Global options";
+
+/// How a command prints what it got.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Text and tables for people.
+    #[default]
+    Table,
+    /// As `table`, with more columns in lists.
+    Wide,
+    /// JSON: the canonical proto3 mapping (one document; one per line for
+    /// streams).
+    Json,
+    /// YAML: the same documents (`---` between the items of a stream).
+    Yaml,
+}
+
+impl GlobalArgs {
+    /// The output format (`--json` is `-o json`).
+    pub fn format(&self) -> Format {
+        if self.json { Format::Json } else { self.output }
+    }
+
+    /// Whether the output is for machines (JSON or YAML).
+    pub fn structured(&self) -> bool {
+        matches!(self.format(), Format::Json | Format::Yaml)
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -126,14 +211,69 @@ pub enum Command {
     /// FEN positions, offline: diagram and legal moves.
     #[command(subcommand)]
     Fen(FenCommand),
-    /// Print shell completions.
-    #[command(after_help = "Examples:\n  arbiter completions bash > /etc/bash_completion.d/arbiter\n  \
-                            arbiter completions zsh > \"${fpath[1]}/_arbiter\"\n  \
-                            arbiter completions fish > ~/.config/fish/completions/arbiter.fish")]
+    /// The config file: contexts (a server, its token file, its CA), as
+    /// kubectl's kubeconfig.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Print static shell completions (commands and flags). For completion
+    /// of game and event names from the server, register
+    /// `COMPLETE=<shell> arbiter` instead (see the examples).
+    #[command(after_help = "Examples:\n  \
+                            source <(COMPLETE=bash arbiter)          (bash: also completes game ids from the server)\n  \
+                            COMPLETE=zsh arbiter > \"${fpath[1]}/_arbiter\"\n  \
+                            COMPLETE=fish arbiter | source\n  \
+                            arbiter completions bash > /etc/bash_completion.d/arbiter   (static)\n\n\
+                            Dynamic completion asks the server of the current context (or ARBITER_URL\n\
+                            and ARBITER_TOKEN) for the games and events, waiting at most 2 seconds.")]
     Completions {
         /// The shell.
         shell: clap_complete::Shell,
     },
+}
+
+/// `arbiter config`: the contexts of the config file.
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// List the contexts; `*` marks the current one.
+    #[command(after_help = "Example:\n  arbiter config get-contexts")]
+    GetContexts,
+    /// Print the name of the current context.
+    #[command(after_help = "Example:\n  arbiter config current-context")]
+    CurrentContext,
+    /// Make a context the current one: later commands use its server,
+    /// token file and CA unless --url or --context says otherwise.
+    #[command(after_help = "Example:\n  arbiter config use-context hall")]
+    UseContext(ContextName),
+    /// Create or change a context from the global options given with it
+    /// (--url, --token-file, --ca, --tls-domain); a context keeps the path
+    /// of a token file, not the token.
+    #[command(after_help = "Examples:\n  \
+                            arbiter config set-context hall --url https://arbiter.hall.example:50051 \\\n      \
+                            --token-file ~/.config/arbiter/hall.token --ca ~/.config/arbiter/hall-ca.pem\n  \
+                            arbiter config set-context local --url http://127.0.0.1:50051 \\\n      \
+                            --token-file ~/src/arbiter/arbiterd-tokens.txt --use")]
+    SetContext(SetContextArgs),
+    /// Remove a context.
+    #[command(after_help = "Example:\n  arbiter config delete-context old-hall")]
+    DeleteContext(ContextName),
+    /// Print the config file and its path.
+    #[command(after_help = "Examples:\n  arbiter config view\n  arbiter config view -o json")]
+    View,
+}
+
+#[derive(Debug, Args)]
+pub struct ContextName {
+    /// The context's name.
+    pub name: String,
+}
+
+#[derive(Debug, Args)]
+pub struct SetContextArgs {
+    /// The context's name.
+    pub name: String,
+    /// Also make it the current context.
+    #[arg(long = "use")]
+    pub use_it: bool,
 }
 
 /// What a player does at the board or online.
@@ -260,13 +400,15 @@ pub enum GameCommand {
                             --event \"Club Open\" --round 3 --id r3-b1\n  \
                             arbiter game create --white A --black B --time-control 15+10 --chess960 \\\n      \
                             --fen \"bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9\"\n  \
-                            arbiter --json game create --white A --black B --time-control 90+30 | jq -r .white_token"
+                            arbiter -o json game create --white A --black B --time-control 90+30 | jq -r .whiteToken"
     )]
     Create(Box<CreateArgs>),
     /// List games, filtered by event, round and status.
     #[command(
         after_help = "Examples:\n  arbiter game list\n  arbiter game list --event \"Club Open\" --round 3\n  \
-                            arbiter game list --status in-progress\n  \
+                            arbiter game list --status in-progress -o wide\n  \
+                            arbiter game list --watch\n  \
+                            arbiter game list -o yaml\n  \
                             arbiter game list --page-size 20 --page-token <token>"
     )]
     List(ListArgs),
@@ -305,7 +447,7 @@ pub enum GameCommand {
 #[derive(Debug, Args)]
 pub struct RevokeTokensArgs {
     /// The game: `abc` or `games/abc`.
-    #[arg(value_parser = game_arg)]
+    #[arg(value_parser = game_arg, add = ArgValueCompleter::new(complete::games))]
     pub game: String,
     /// Revoke only this player's token (default: both).
     #[arg(long, value_enum)]
@@ -396,7 +538,7 @@ pub enum SensingArg {
 #[derive(Debug, Args)]
 pub struct BoardConnectArgs {
     /// The game: `abc` or `games/abc`.
-    #[arg(long, value_parser = game_arg)]
+    #[arg(long, value_parser = game_arg, add = ArgValueCompleter::new(complete::games))]
     pub game: String,
     /// DGT LiveChess's address (`ws://127.0.0.1:1982`; the path `/api/v1.0` is added).
     #[arg(
@@ -514,14 +656,14 @@ impl From<ColorArg> for Color {
 #[derive(Debug, Args)]
 pub struct GameArg {
     /// The game: `abc` or `games/abc`.
-    #[arg(value_parser = game_arg)]
+    #[arg(value_parser = game_arg, add = ArgValueCompleter::new(complete::games))]
     pub game: String,
 }
 
 #[derive(Debug, Args)]
 pub struct PlayerArgs {
     /// The game: `abc` or `games/abc`.
-    #[arg(value_parser = game_arg)]
+    #[arg(value_parser = game_arg, add = ArgValueCompleter::new(complete::games))]
     pub game: String,
     /// The player acting (not needed with a player token).
     #[arg(long, short)]
@@ -531,7 +673,7 @@ pub struct PlayerArgs {
 #[derive(Debug, Args)]
 pub struct ColorArgs {
     /// The game: `abc` or `games/abc`.
-    #[arg(value_parser = game_arg)]
+    #[arg(value_parser = game_arg, add = ArgValueCompleter::new(complete::games))]
     pub game: String,
     /// The player concerned.
     #[arg(long, short)]
@@ -605,7 +747,7 @@ impl From<ClaimArg> for pb::ClaimKind {
 #[derive(Debug, Args)]
 pub struct ClaimArgs {
     /// The game: `abc` or `games/abc`.
-    #[arg(value_parser = game_arg)]
+    #[arg(value_parser = game_arg, add = ArgValueCompleter::new(complete::games))]
     pub game: String,
     /// The rule the claim rests on.
     pub kind: ClaimArg,
@@ -638,7 +780,7 @@ pub struct SquareArgs {
 #[derive(Debug, Args)]
 pub struct ClockAdjustArgs {
     /// The game: `abc` or `games/abc`.
-    #[arg(value_parser = game_arg)]
+    #[arg(value_parser = game_arg, add = ArgValueCompleter::new(complete::games))]
     pub game: String,
     /// The clock to change.
     #[arg(long, short)]
@@ -651,7 +793,7 @@ pub struct ClockAdjustArgs {
 #[derive(Debug, Args)]
 pub struct ClockSetArgs {
     /// The game: `abc` or `games/abc`.
-    #[arg(value_parser = game_arg)]
+    #[arg(value_parser = game_arg, add = ArgValueCompleter::new(complete::games))]
     pub game: String,
     /// The clock to set.
     #[arg(long, short)]
@@ -664,7 +806,7 @@ pub struct ClockSetArgs {
 #[derive(Debug, Args)]
 pub struct ClockSetMovesArgs {
     /// The game: `abc` or `games/abc`.
-    #[arg(value_parser = game_arg)]
+    #[arg(value_parser = game_arg, add = ArgValueCompleter::new(complete::games))]
     pub game: String,
     /// The clock whose move counter is set.
     #[arg(long, short)]
@@ -677,7 +819,7 @@ pub struct ClockSetMovesArgs {
 #[derive(Debug, Args)]
 pub struct ClockInstallArgs {
     /// The game: `abc` or `games/abc`.
-    #[arg(value_parser = game_arg)]
+    #[arg(value_parser = game_arg, add = ArgValueCompleter::new(complete::games))]
     pub game: String,
     /// The time control in the PGN `TimeControl` form, in seconds
     /// (`40/5400+30:1800+30`, `5400+30`, `300d3`).
@@ -717,7 +859,7 @@ impl From<PenaltyArg> for pb::PenaltyKind {
 #[derive(Debug, Args)]
 pub struct PenaltyArgs {
     /// The game: `abc` or `games/abc`.
-    #[arg(value_parser = game_arg)]
+    #[arg(value_parser = game_arg, add = ArgValueCompleter::new(complete::games))]
     pub game: String,
     /// The offender.
     #[arg(long, short)]
@@ -732,7 +874,7 @@ pub struct PenaltyArgs {
 #[derive(Debug, Args)]
 pub struct ReinstateArgs {
     /// The game: `abc` or `games/abc`.
-    #[arg(value_parser = game_arg)]
+    #[arg(value_parser = game_arg, add = ArgValueCompleter::new(complete::games))]
     pub game: String,
     /// The ply before which the position is reinstated (0: the start).
     #[arg(long)]
@@ -769,7 +911,7 @@ impl From<ResultArg> for pb::DeclaredResult {
 #[derive(Debug, Args)]
 pub struct ResultArgs {
     /// The game: `abc` or `games/abc`.
-    #[arg(value_parser = game_arg)]
+    #[arg(value_parser = game_arg, add = ArgValueCompleter::new(complete::games))]
     pub game: String,
     /// The result.
     pub result: ResultArg,
@@ -801,7 +943,7 @@ impl From<AnswerArg> for pb::Answer {
 #[derive(Debug, Args)]
 pub struct AnswerArgs {
     /// The game: `abc` or `games/abc`.
-    #[arg(value_parser = game_arg)]
+    #[arg(value_parser = game_arg, add = ArgValueCompleter::new(complete::games))]
     pub game: String,
     /// The question's number (see `game show`).
     pub question_id: u32,
@@ -1091,7 +1233,7 @@ impl From<SetupErrorArg> for pb::SetupErrorKind {
 #[derive(Debug, Args)]
 pub struct SetupErrorArgs {
     /// The game: `abc` or `games/abc`.
-    #[arg(value_parser = game_arg)]
+    #[arg(value_parser = game_arg, add = ArgValueCompleter::new(complete::games))]
     pub game: String,
     /// The error found.
     pub kind: SetupErrorArg,
@@ -1120,12 +1262,18 @@ pub struct ListArgs {
     /// The next page token of a previous `--page-size` listing.
     #[arg(long, value_name = "TOKEN", requires = "page_size")]
     pub page_token: Option<String>,
+    /// After the list, print each game again as it changes (a move, a
+    /// result, a game started), until interrupted, as `kubectl get -w`
+    /// does: a row per change, or the stream's `WatchGamesResponse` per
+    /// change with `-o json|yaml`.
+    #[arg(short = 'w', long, conflicts_with = "page_size")]
+    pub watch: bool,
 }
 
 #[derive(Debug, Args)]
 pub struct ShowArgs {
     /// The game: `abc` or `games/abc`.
-    #[arg(value_parser = game_arg)]
+    #[arg(value_parser = game_arg, add = ArgValueCompleter::new(complete::games))]
     pub game: String,
     /// Draw the board with letters instead of chess symbols.
     #[arg(long)]
@@ -1138,7 +1286,7 @@ pub struct ShowArgs {
 #[derive(Debug, Args)]
 pub struct WatchArgs {
     /// The game: `abc` or `games/abc`.
-    #[arg(value_parser = game_arg)]
+    #[arg(value_parser = game_arg, add = ArgValueCompleter::new(complete::games))]
     pub game: String,
     /// Draw the board with letters instead of chess symbols.
     #[arg(long)]
@@ -1373,6 +1521,7 @@ pub enum EventCommand {
 #[derive(Debug, Args)]
 pub struct BroadcastArgs {
     /// The event id (or `events/ID`).
+    #[arg(add = ArgValueCompleter::new(complete::events))]
     pub event: String,
     /// Each move is published this long after it was made: `0s`, `15m`, `30m`.
     #[arg(long, value_name = "DELAY", value_parser = parse::broadcast_delay, required_unless_present = "off")]
@@ -1397,12 +1546,14 @@ pub struct BroadcastArgs {
 #[derive(Debug, Args)]
 pub struct EventArg {
     /// The event id (or `events/ID`).
+    #[arg(add = ArgValueCompleter::new(complete::events))]
     pub event: String,
 }
 
 #[derive(Debug, Args)]
 pub struct EventRoundArg {
     /// The event id (or `events/ID`).
+    #[arg(add = ArgValueCompleter::new(complete::events))]
     pub event: String,
     /// After this round (default: the last).
     #[arg(long, default_value_t = 0)]
@@ -1412,6 +1563,7 @@ pub struct EventRoundArg {
 #[derive(Debug, Args)]
 pub struct AdjustArgs {
     /// The event id.
+    #[arg(add = ArgValueCompleter::new(complete::events))]
     pub event: String,
     /// The participant's start number.
     #[arg(long)]
@@ -1544,6 +1696,7 @@ pub enum RoundCommand {
 #[derive(Debug, Args)]
 pub struct RoundWatchArgs {
     /// The event id (or `events/ID`).
+    #[arg(add = ArgValueCompleter::new(complete::events))]
     pub event: String,
     /// The round (default: every round of the event).
     pub round: Option<i32>,
@@ -1558,6 +1711,7 @@ pub struct AlertArg {
 #[derive(Debug, Args)]
 pub struct RoundArg {
     /// The event id (or `events/ID`).
+    #[arg(add = ArgValueCompleter::new(complete::events))]
     pub event: String,
     /// The round number.
     pub round: i32,
@@ -1566,6 +1720,7 @@ pub struct RoundArg {
 #[derive(Debug, Args)]
 pub struct RoundCreateArgs {
     /// The event id (or `events/ID`).
+    #[arg(add = ArgValueCompleter::new(complete::events))]
     pub event: String,
     /// The pairing list file (`-` for standard input).
     #[arg(long, value_name = "FILE")]

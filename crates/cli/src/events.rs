@@ -1,8 +1,9 @@
 //! The commands on events and rounds: `event create|show|list|standings|trf|
 //! adjust` and `round create|start|show|pgn`.
 //!
-//! With `--json` these print the API's messages in the canonical proto3
-//! JSON mapping (the one grpcurl prints), so one jq filter serves both.
+//! With `-o json|yaml` these print the API's messages in the canonical
+//! proto3 JSON mapping (the one grpcurl prints), so one jq filter serves
+//! both ([`output`]).
 
 use std::io::Read as _;
 use std::path::Path;
@@ -10,24 +11,14 @@ use std::path::Path;
 use anyhow::Context as _;
 use arbiter_client::{exit, pb};
 use arbiter_tournament::trf;
-use serde_json::Value;
 
 use crate::args::{
     AdjustArgs, BroadcastArgs, EditionArg, EventCommand, EventCreateArgs, GlobalArgs, PairingFormatArg,
     RoundCommand, RoundCreateArgs, RoundWatchArgs,
 };
+use crate::output;
 use crate::render;
-use crate::session::{out, out_json};
-
-/// A message of the API in the canonical proto3 JSON mapping.
-fn canonical<M: prost::Message>(message: &M, full_name: &str) -> anyhow::Result<Value> {
-    let pool = prost_reflect::DescriptorPool::decode(arbiter_client::FILE_DESCRIPTOR_SET)?;
-    let descriptor = pool
-        .get_message_by_name(full_name)
-        .with_context(|| format!("{full_name} is not in the API's descriptors"))?;
-    let dynamic = prost_reflect::DynamicMessage::decode(descriptor, message.encode_to_vec().as_slice())?;
-    Ok(serde_json::to_value(&dynamic)?)
-}
+use crate::session::out;
 
 /// An `event` command.
 ///
@@ -39,8 +30,8 @@ pub async fn event(global: &GlobalArgs, command: EventCommand) -> anyhow::Result
         EventCommand::Create(a) => create(global, &a).await,
         EventCommand::Show(a) => {
             let event = client.get_event(&a.event).await?;
-            if global.json {
-                out_json(&canonical(&event, "arbiter.v1.Event")?)?;
+            if global.structured() {
+                output::print(global, &event)?;
             } else {
                 out(&event_text(&event))?;
             }
@@ -48,8 +39,8 @@ pub async fn event(global: &GlobalArgs, command: EventCommand) -> anyhow::Result
         }
         EventCommand::List => {
             let events = client.call(pb::ListEventsRequest::default()).await?;
-            if global.json {
-                out_json(&canonical(&events, "arbiter.v1.ListEventsResponse")?)?;
+            if global.structured() {
+                output::print(global, &events)?;
             } else {
                 let mut text = String::new();
                 for e in &events.events {
@@ -67,8 +58,8 @@ pub async fn event(global: &GlobalArgs, command: EventCommand) -> anyhow::Result
         }
         EventCommand::Standings(a) => {
             let standings = client.get_standings(&a.event, a.round).await?;
-            if global.json {
-                out_json(&canonical(&standings, "arbiter.v1.GetStandingsResponse")?)?;
+            if global.structured() {
+                output::print(global, &standings)?;
             } else {
                 out(&standings_text(&standings))?;
             }
@@ -76,8 +67,8 @@ pub async fn event(global: &GlobalArgs, command: EventCommand) -> anyhow::Result
         }
         EventCommand::Trf(a) => {
             let text = client.export_trf(&a.event, a.round).await?;
-            if global.json {
-                out_json(&serde_json::json!({ "event": a.event, "trf": text }))?;
+            if global.structured() {
+                output::print(global, &pb::ExportTrfResponse { trf: text })?;
             } else {
                 out(&text)?;
             }
@@ -105,8 +96,8 @@ async fn broadcast(global: &GlobalArgs, a: &BroadcastArgs) -> anyhow::Result<u8>
         request_id: String::new(),
     };
     let event = global.prepare(client.call(request)).await?;
-    if global.json {
-        out_json(&canonical(&event, "arbiter.v1.Event")?)?;
+    if global.structured() {
+        output::print(global, &event)?;
     } else {
         out(&broadcast_text(&event))?;
     }
@@ -126,8 +117,8 @@ async fn adjust(global: &GlobalArgs, a: &AdjustArgs) -> anyhow::Result<u8> {
         request_id: String::new(),
     };
     let event = global.prepare(client.call(request)).await?;
-    if global.json {
-        out_json(&canonical(&event, "arbiter.v1.Event")?)?;
+    if global.structured() {
+        output::print(global, &event)?;
     } else {
         out(&format!("{}: {} adjustments\n", event.name, event.adjustments.len()))?;
     }
@@ -277,8 +268,8 @@ async fn create(global: &GlobalArgs, a: &EventCreateArgs) -> anyhow::Result<u8> 
     };
     let client = global.client().await?;
     let event = global.prepare(client.create_event(request)).await?;
-    if global.json {
-        out_json(&canonical(&event, "arbiter.v1.Event")?)?;
+    if global.structured() {
+        output::print(global, &event)?;
     } else {
         out(&event_text(&event))?;
     }
@@ -392,8 +383,8 @@ pub async fn round(global: &GlobalArgs, command: RoundCommand) -> anyhow::Result
         RoundCommand::Watch(a) => watch(global, &a).await,
         RoundCommand::Ack(a) => {
             let acked = client.call(pb::AcknowledgeAlertRequest { name: a.alert.clone() }).await?;
-            if global.json {
-                out_json(&canonical(&acked, "arbiter.v1.Alert")?)?;
+            if global.structured() {
+                output::print(global, &acked)?;
             } else {
                 out(&format!("{}  acknowledged by {}\n", acked.name, acked.acknowledged_by))?;
             }
@@ -401,8 +392,8 @@ pub async fn round(global: &GlobalArgs, command: RoundCommand) -> anyhow::Result
         }
         RoundCommand::Pgn(a) => {
             let pgn = client.export_round_pgn(&a.event, a.round).await?;
-            if global.json {
-                out_json(&serde_json::json!({ "event": a.event, "round": a.round, "pgn": pgn }))?;
+            if global.structured() {
+                output::print(global, &pb::ExportRoundPgnResponse { pgn })?;
             } else {
                 out(&pgn)?;
             }
@@ -423,8 +414,8 @@ async fn create_round(global: &GlobalArgs, a: &RoundCreateArgs) -> anyhow::Resul
         r.broadcast_push_url = a.push_url.clone().unwrap_or_default();
     });
     let created = global.prepare(call).await?;
-    if global.json {
-        out_json(&canonical(&created, "arbiter.v1.CreateRoundResponse")?)?;
+    if global.structured() {
+        output::print(global, &created)?;
         return Ok(exit::OK);
     }
     let round = created.round.unwrap_or_default();
@@ -441,8 +432,8 @@ async fn create_round(global: &GlobalArgs, a: &RoundCreateArgs) -> anyhow::Resul
 }
 
 fn print_round(global: &GlobalArgs, round: &pb::Round) -> anyhow::Result<u8> {
-    if global.json {
-        out_json(&canonical(round, "arbiter.v1.Round")?)?;
+    if global.structured() {
+        output::print(global, round)?;
     } else {
         out(&round_text(round))?;
     }
@@ -535,7 +526,7 @@ async fn watch(global: &GlobalArgs, a: &RoundWatchArgs) -> anyhow::Result<u8> {
         Some(r) => format!("{event}/rounds/{r}"),
         None => event,
     };
-    let tty = std::io::stdout().is_terminal() && !global.json;
+    let tty = std::io::stdout().is_terminal() && !global.structured();
     let mut resume_token = String::new();
     let mut failures = 0u32;
     loop {
@@ -561,8 +552,8 @@ async fn watch(global: &GlobalArgs, a: &RoundWatchArgs) -> anyhow::Result<u8> {
                 Err(status) => return Err(arbiter_client::Error::from(status).into()),
             };
             resume_token.clone_from(&message.resume_token);
-            if global.json {
-                out(&format!("{}\n", canonical(&message, "arbiter.v1.WatchRoundResponse")?))?;
+            if global.structured() {
+                output::print_item(global.format(), &message)?;
                 continue;
             }
             match &message.item {
@@ -571,7 +562,13 @@ async fn watch(global: &GlobalArgs, a: &RoundWatchArgs) -> anyhow::Result<u8> {
                     rounds.push(r.clone());
                     rounds.sort_by_key(|x| x.number);
                     if tty {
-                        let mut text = String::from("\x1b[H\x1b[2J");
+                        let mut screen = Vec::new();
+                        crossterm::queue!(
+                            screen,
+                            crossterm::cursor::MoveTo(0, 0),
+                            crossterm::terminal::Clear(crossterm::terminal::ClearType::All)
+                        )?;
+                        let mut text = String::from_utf8_lossy(&screen).into_owned();
                         text.push_str(&format!("calls: {}\n", message.queue.len()));
                         for alert in &message.queue {
                             text.push_str(&alert_line(alert));

@@ -2,13 +2,15 @@
 //! and the audit trail.
 
 use arbiter_client::{Color, exit, parse as names, pb};
-use serde_json::{Value, json};
 
 use crate::acts;
-use crate::args::{CreateArgs, GameArg, GameCommand, GlobalArgs, ListArgs, RevokeTokensArgs, ShowArgs};
-use crate::json;
+use crate::args::{
+    CreateArgs, Format, GameArg, GameCommand, GlobalArgs, ListArgs, RevokeTokensArgs, ShowArgs,
+};
+use crate::output;
 use crate::render::{self, BoardStyle};
-use crate::session::{out, out_json};
+use crate::session::out;
+use crate::table::{self, Table};
 use crate::watch_view;
 
 /// A `game` command.
@@ -34,12 +36,8 @@ async fn revoke_tokens(global: &GlobalArgs, a: &RevokeTokensArgs) -> anyhow::Res
     let color = a.color.map(Color::from);
     let revoked = global.prepare(client.revoke_player_tokens(&a.game, color)).await?;
     let name = names::game_name(&a.game)?;
-    if global.json {
-        out_json(&json!({
-            "name": name,
-            "white_token": Some(&revoked.white_token).filter(|t| !t.is_empty()),
-            "black_token": Some(&revoked.black_token).filter(|t| !t.is_empty()),
-        }))?;
+    if global.structured() {
+        output::print(global, &revoked)?;
     } else {
         let mut text = format!("game:        {name}\n");
         for (label, token) in [("white token", &revoked.white_token), ("black token", &revoked.black_token)] {
@@ -55,8 +53,8 @@ async fn revoke_tokens(global: &GlobalArgs, a: &RevokeTokensArgs) -> anyhow::Res
 /// `game pgn`: the game as PGN.
 async fn export_pgn(global: &GlobalArgs, args: &GameArg) -> anyhow::Result<u8> {
     let pgn = global.client().await?.export_pgn(&args.game).await?;
-    if global.json {
-        out_json(&json!({ "name": args.game, "pgn": pgn }))?;
+    if global.structured() {
+        output::print(global, &pb::ExportPgnResponse { pgn })?;
     } else {
         out(&pgn)?;
         if !pgn.ends_with('\n') {
@@ -93,13 +91,8 @@ async fn create(global: &GlobalArgs, a: &CreateArgs) -> anyhow::Result<u8> {
     let client = global.client().await?;
     let created = global.prepare(client.create_game(request)).await?;
     let game = created.game.clone().unwrap_or_default();
-    if global.json {
-        out_json(&json!({
-            "name": game.name,
-            "white_token": created.white_token,
-            "black_token": created.black_token,
-            "game": json::game(&game),
-        }))?;
+    if global.structured() {
+        output::print(global, &created)?;
     } else {
         out(&format!(
             "game:        {}\nstatus:      {}\nwhite token: {}\nblack token: {}\n",
@@ -112,7 +105,8 @@ async fn create(global: &GlobalArgs, a: &CreateArgs) -> anyhow::Result<u8> {
     Ok(exit::OK)
 }
 
-/// `game list`: every page, or the one page `--page-size` asks for.
+/// `game list`: every page, or the one page `--page-size` asks for; with
+/// `--watch`, then each game again as it changes.
 async fn list(global: &GlobalArgs, a: &ListArgs) -> anyhow::Result<u8> {
     let status = a.status.map_or(pb::GameStatus::Unspecified, pb::GameStatus::from);
     let request = pb::ListGamesRequest {
@@ -129,62 +123,146 @@ async fn list(global: &GlobalArgs, a: &ListArgs) -> anyhow::Result<u8> {
     } else {
         (client.list_all_games(request).await?, String::new())
     };
-    if global.json {
-        out_json(&json!({
-            "games": games.iter().map(json::game).collect::<Vec<_>>(),
-            "next_page_token": next,
-        }))?;
+    let wide = global.format() == Format::Wide;
+    let mut widths = Vec::new();
+    if global.structured() {
+        let listed = pb::ListGamesResponse { games, next_page_token: next };
+        if a.watch {
+            output::print_item(global.format(), &listed)?;
+        } else {
+            output::print(global, &listed)?;
+        }
+    } else {
+        let mut text = String::new();
+        if games.is_empty() && !a.watch {
+            text.push_str("no games\n");
+        } else {
+            let mut t = Table::new(list_header(wide));
+            for g in &games {
+                t.row(list_row(g, wide));
+            }
+            widths = t.widths();
+            text.push_str(&t.render());
+        }
+        if !next.is_empty() {
+            text.push_str(&format!("next page: --page-token {next}\n"));
+        }
+        out(&text)?;
+    }
+    if !a.watch {
         return Ok(exit::OK);
     }
-    let mut text = String::new();
-    if games.is_empty() {
-        text.push_str("no games\n");
-    } else {
-        let rows: Vec<[String; 7]> = games
-            .iter()
-            .map(|g| {
-                [
-                    g.name.clone(),
-                    render::words(&render::status(g.status).unwrap_or_default()),
-                    g.event.clone(),
-                    g.round.clone(),
-                    g.white.as_ref().map(|p| p.name.clone()).unwrap_or_default(),
-                    g.black.as_ref().map(|p| p.name.clone()).unwrap_or_default(),
-                    g.end.as_ref().map(|e| e.result.clone()).unwrap_or_default(),
-                ]
-            })
-            .collect();
-        let header = ["GAME", "STATUS", "EVENT", "ROUND", "WHITE", "BLACK", "RESULT"].map(String::from);
-        let mut widths = header.clone().map(|h| h.chars().count());
-        for row in &rows {
-            for (w, cell) in widths.iter_mut().zip(row) {
-                *w = (*w).max(cell.chars().count());
+    let shown = |g: &pb::Game| {
+        a.event.as_ref().is_none_or(|e| &g.event == e)
+            && a.round.as_ref().is_none_or(|r| &g.round == r)
+            && (status == pb::GameStatus::Unspecified || g.status == status as i32)
+    };
+    watch_list(global, &client, &mut widths, wide, &shown).await
+}
+
+/// The columns of `game list` (`-o wide`: with the time control, the move,
+/// the clocks and the last change).
+fn list_header(wide: bool) -> Vec<&'static str> {
+    let mut header = vec!["GAME", "STATUS", "EVENT", "ROUND", "WHITE", "BLACK", "RESULT"];
+    if wide {
+        header.extend(["TIME CONTROL", "MOVE", "TO MOVE", "WHITE CLOCK", "BLACK CLOCK", "UPDATED"]);
+    }
+    header
+}
+
+/// A game's row in `game list`.
+fn list_row(g: &pb::Game, wide: bool) -> Vec<String> {
+    let finished = g.status == pb::GameStatus::Finished as i32;
+    let mut row = vec![
+        g.name.clone(),
+        render::words(&render::status(g.status).unwrap_or_default()),
+        g.event.clone(),
+        g.round.clone(),
+        g.white.as_ref().map(|p| p.name.clone()).unwrap_or_default(),
+        g.black.as_ref().map(|p| p.name.clone()).unwrap_or_default(),
+        g.end.as_ref().map(|e| e.result.clone()).unwrap_or_default(),
+    ];
+    if wide {
+        let tc = g.regulations.as_ref().map(|r| r.time_control.as_str()).unwrap_or_default();
+        let clocks = g.clocks.unwrap_or_default();
+        row.extend([
+            arbiter_laws::time_control::TimeControl::from_pgn(tc)
+                .map_or_else(|_| tc.to_owned(), |t| t.to_string()),
+            g.fen.split_whitespace().nth(5).unwrap_or("1").to_owned(),
+            if finished { String::new() } else { render::color(g.side_to_move).to_owned() },
+            render::clock(clocks.white_remaining_ms),
+            render::clock(clocks.black_remaining_ms),
+            g.update_time.as_ref().map(render::timestamp).unwrap_or_default(),
+        ]);
+    }
+    row
+}
+
+/// `game list --watch`: each change of a game on the WatchGames stream
+/// (every game pending or in progress, and those started later), reopened
+/// when it breaks, until interrupted.
+async fn watch_list(
+    global: &GlobalArgs,
+    client: &arbiter_client::Client,
+    widths: &mut Vec<usize>,
+    wide: bool,
+    shown: &dyn Fn(&pb::Game) -> bool,
+) -> anyhow::Result<u8> {
+    use tokio_stream::StreamExt as _;
+    let mut failures = 0u32;
+    loop {
+        let opened = client.raw().watch_games(pb::WatchGamesRequest { scope: String::new() }).await;
+        let mut stream = match opened {
+            Ok(s) => s.into_inner(),
+            Err(status) if arbiter_client::is_transient_status(&status) && failures < 10 => {
+                failures += 1;
+                tokio::time::sleep(arbiter_client::RetryPolicy::default().backoff(failures)).await;
+                continue;
+            }
+            Err(status) => return Err(arbiter_client::Error::from(status).into()),
+        };
+        failures = 0;
+        while let Some(message) = stream.next().await {
+            let message = match message {
+                Ok(m) => m,
+                Err(status) if arbiter_client::is_transient_status(&status) => break,
+                Err(status) => return Err(arbiter_client::Error::from(status).into()),
+            };
+            let Some(pb::watch_games_response::Item::Update(update)) = &message.item else { continue };
+            let Some(game) = &update.game else { continue };
+            if !shown(game) {
+                continue;
+            }
+            if global.structured() {
+                // The stream's message, as grpcurl prints it: `{"update": ...}`.
+                output::print_item(global.format(), &message)?;
+            } else {
+                let row = list_row(game, wide);
+                if widths.is_empty() {
+                    let t = Table::new(list_header(wide));
+                    *widths = t.widths();
+                    out(&t.render())?;
+                }
+                out(&table::line(&row, widths))?;
             }
         }
-        for row in std::iter::once(&header).chain(&rows) {
-            let cells: Vec<String> = row.iter().zip(widths).map(|(c, w)| format!("{c:<w$}")).collect();
-            text.push_str(cells.join("  ").trim_end());
-            text.push('\n');
+        failures += 1;
+        if failures > 10 {
+            return Ok(exit::UNAVAILABLE);
         }
+        tokio::time::sleep(arbiter_client::RetryPolicy::default().backoff(failures)).await;
     }
-    if !next.is_empty() {
-        text.push_str(&format!("next page: --page-token {next}\n"));
-    }
-    out(&text)?;
-    Ok(exit::OK)
 }
 
 /// `game show`: the game and its last rulings.
 async fn show(global: &GlobalArgs, a: &ShowArgs) -> anyhow::Result<u8> {
     let client = global.client().await?;
     let game = client.get_game(&a.game).await?;
-    let events = client.all_events(&a.game).await?;
-    if global.json {
-        let with_rulings: Vec<&pb::GameEvent> = events.iter().filter(|e| !e.rulings.is_empty()).collect();
-        let recent: Vec<Value> =
-            with_rulings[with_rulings.len().saturating_sub(10)..].iter().map(|e| json::event(e)).collect();
-        out_json(&json!({ "game": json::game(&game), "recent_events": recent }))?;
+    if global.structured() {
+        // GetGame's answer, as grpcurl prints it (the events: `audit`).
+        output::print(global, &pb::GetGameResponse { game: Some(game) })?;
     } else {
+        let events = client.all_events(&a.game).await?;
         let style = if a.ascii { BoardStyle::Ascii } else { BoardStyle::Unicode };
         out(&render::game(&game, &events, style, a.flip))?;
     }
@@ -204,8 +282,9 @@ pub async fn audit(global: &GlobalArgs, a: &GameArg) -> anyhow::Result<u8> {
         }
         token = page.next_page_token;
     }
-    if global.json {
-        out_json(&json!({ "name": a.game, "events": events.iter().map(json::event).collect::<Vec<_>>() }))?;
+    if global.structured() {
+        let all = pb::ListGameEventsResponse { events, next_page_token: String::new() };
+        output::print(global, &all)?;
     } else {
         let mut text = String::new();
         if events.is_empty() {

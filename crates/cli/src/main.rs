@@ -1,6 +1,6 @@
 //! `arbiter`: the operator CLI of the Arbiter service. Thin: it parses the
 //! command line ([`args`]), calls `arbiter_client`, and prints ([`render`]
-//! for people, [`json`] with `--json`). See `arbiter --help` for the
+//! for people, [`output`] with `-o json|yaml`). See `arbiter --help` for the
 //! commands and the exit codes ([`arbiter_client::exit`]).
 //!
 //! The modules follow the command tree: [`games`] (create, list, show,
@@ -12,33 +12,39 @@
 mod acts;
 mod args;
 mod board;
+mod complete;
+mod config;
 mod events;
 mod games;
-mod json;
 mod offline;
+mod output;
 mod parse;
 mod render;
 mod session;
+mod table;
 mod watch_view;
 
 use std::process::ExitCode;
 
 use arbiter_client::{Error, exit};
-use clap::{CommandFactory, Parser};
-use serde_json::Value;
+use clap::FromArgMatches as _;
 
-use crate::args::{BoardCommand, Cli, Command, FenCommand, PgnCommand};
+use crate::args::{BoardCommand, Cli, Command, FenCommand, Format, PgnCommand};
 use crate::session::out;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    // `COMPLETE=bash arbiter ...`: the shell asks for completions (game and
+    // event ids from the server); answered here, and the process exits.
+    clap_complete::CompleteEnv::with_factory(args::command).complete();
+    let parsed = args::command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
             return ExitCode::from(if e.use_stderr() { exit::USAGE } else { exit::OK });
         }
     };
-    let json_errors = cli.global.json;
+    let format = cli.global.format();
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(r) => r,
         Err(e) => {
@@ -48,12 +54,12 @@ fn main() -> ExitCode {
     };
     match runtime.block_on(run(cli)) {
         Ok(code) => ExitCode::from(code),
-        Err(e) => ExitCode::from(report(&e, json_errors)),
+        Err(e) => ExitCode::from(report(&e, format)),
     }
 }
 
 /// Prints an error to standard error; returns the exit code.
-fn report(e: &anyhow::Error, json_errors: bool) -> u8 {
+fn report(e: &anyhow::Error, format: Format) -> u8 {
     if let Some(io) = e.downcast_ref::<std::io::Error>()
         && io.kind() == std::io::ErrorKind::BrokenPipe
     {
@@ -70,14 +76,15 @@ fn report(e: &anyhow::Error, json_errors: bool) -> u8 {
             _ => exit::OTHER,
         },
     };
-    if json_errors {
+    if matches!(format, Format::Json | Format::Yaml) {
         let doc = match client_error {
-            Some(err) => json::error(err),
-            None => {
-                serde_json::json!({ "error": { "code": Value::Null, "message": format!("{e:#}"), "exit_code": code } })
-            }
+            Some(err) => output::error(err),
+            None => serde_json::json!({ "error": { "message": format!("{e:#}"), "exitCode": code } }),
         };
-        eprintln!("{doc}");
+        match output::render(format, &doc) {
+            Ok(text) => eprint!("{text}"),
+            Err(_) => eprintln!("{doc}"),
+        }
         return code;
     }
     eprintln!("arbiter: {e:#}");
@@ -104,8 +111,9 @@ async fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Fen(FenCommand::Show(args)) => offline::fen_show(&global, &args),
         Command::Health => {
             let status = global.client().await?.health().await?;
-            if global.json {
-                out(&format!("{{\"status\": \"{status}\"}}\n"))?;
+            if global.structured() {
+                // As grpc.health.v1.HealthCheckResponse in the canonical mapping.
+                output::document(&global, &serde_json::json!({ "status": status.to_string() }))?;
             } else {
                 out(&format!("{status}\n"))?;
             }
@@ -113,10 +121,11 @@ async fn run(cli: Cli) -> anyhow::Result<u8> {
         }
         Command::Completions { shell } => {
             let mut buffer = Vec::new();
-            clap_complete::generate(shell, &mut Cli::command(), "arbiter", &mut buffer);
+            clap_complete::generate(shell, &mut args::command(), "arbiter", &mut buffer);
             out(&String::from_utf8_lossy(&buffer))?;
             Ok(exit::OK)
         }
+        Command::Config(command) => config::run(&global, command),
         Command::Game(command) => games::run(&global, command).await,
         Command::Event(command) => events::event(&global, command).await,
         Command::Round(command) => events::round(&global, command).await,

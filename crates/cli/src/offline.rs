@@ -11,8 +11,9 @@ use arbiter_client::{Error, exit};
 use serde_json::json;
 
 use crate::args::{FenShowArgs, GlobalArgs, PgnCheckArgs};
+use crate::output;
 use crate::render::{self, BoardStyle};
-use crate::session::{out, out_json};
+use crate::session::out;
 
 /// `pgn check`: every game of every file replayed and its result checked.
 ///
@@ -47,12 +48,12 @@ pub fn pgn_check(global: &GlobalArgs, a: &PgnCheckArgs) -> anyhow::Result<u8> {
             } else if a.verbose {
                 lines.push_str(&format!("{label}: {report}\n"));
             }
-            if !global.json && lines.len() > 1 << 16 {
+            if !global.structured() && lines.len() > 1 << 16 {
                 let _ = out(&lines);
                 lines.clear();
             }
         });
-        if !global.json {
+        if !global.structured() {
             out(&lines)?;
         }
         match summary {
@@ -60,7 +61,7 @@ pub fn pgn_check(global: &GlobalArgs, a: &PgnCheckArgs) -> anyhow::Result<u8> {
                 games += s.games;
                 plies += s.plies;
                 errors += s.errors;
-                if !global.json {
+                if !global.structured() {
                     out(&format!("{label}: games {}, plies {}, invalid {}\n", s.games, s.plies, s.errors))?;
                 }
                 files.push(json!({
@@ -75,10 +76,11 @@ pub fn pgn_check(global: &GlobalArgs, a: &PgnCheckArgs) -> anyhow::Result<u8> {
         }
     }
     let seconds = started.elapsed().as_secs_f64();
-    if global.json {
-        out_json(&json!({
-            "files": files, "games": games, "plies": plies, "invalid": errors, "seconds": seconds,
-        }))?;
+    if global.structured() {
+        output::document(
+            global,
+            &json!({ "files": files, "games": games, "plies": plies, "invalid": errors, "seconds": seconds }),
+        )?;
     } else if a.files.len() > 1 {
         out(&format!("total: games {games}, plies {plies}, invalid {errors} ({seconds:.2}s)\n"))?;
     }
@@ -106,17 +108,20 @@ pub fn fen_show(global: &GlobalArgs, a: &FenShowArgs) -> anyhow::Result<u8> {
     let moves: Vec<(String, String)> =
         pos.legal_moves().iter().map(|&m| (pos.san(m), pos.uci(m).as_str().to_string())).collect();
     let (check, mate, stalemate) = (pos.is_check(), pos.is_checkmate(), pos.is_stalemate());
-    if global.json {
-        out_json(&json!({
-            "fen": pos.fen(),
-            "turn": pos.turn().name(),
-            "fullmove_number": pos.fullmove_number(),
-            "halfmove_clock": pos.halfmove_clock(),
-            "check": check,
-            "checkmate": mate,
-            "stalemate": stalemate,
-            "legal_moves": moves.iter().map(|(san, uci)| json!({ "san": san, "uci": uci })).collect::<Vec<_>>(),
-        }))?;
+    if global.structured() {
+        output::document(
+            global,
+            &json!({
+                "fen": pos.fen(),
+                "turn": pos.turn().name(),
+                "fullmoveNumber": pos.fullmove_number(),
+                "halfmoveClock": pos.halfmove_clock(),
+                "check": check,
+                "checkmate": mate,
+                "stalemate": stalemate,
+                "legalMoves": moves.iter().map(|(san, uci)| json!({ "san": san, "uci": uci })).collect::<Vec<_>>(),
+            }),
+        )?;
         return Ok(exit::OK);
     }
     let style = if a.ascii { BoardStyle::Ascii } else { BoardStyle::Unicode };

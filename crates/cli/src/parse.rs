@@ -69,29 +69,13 @@ fn clock_reading_ms(text: &str) -> Option<i64> {
     Some(total)
 }
 
-/// `1h30m`, `2m30s`, `1.5s`, `500ms`.
+/// `1h30m`, `2m 30s`, `1.5s`, `500ms`, `10min`: humantime's units (ms, s,
+/// m or min, h, and longer), to the millisecond.
 fn with_units_ms(text: &str) -> Option<i64> {
-    let mut total = 0i64;
-    let mut rest = text;
-    while !rest.is_empty() {
-        let number_len = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
-        if number_len == 0 {
-            return None;
-        }
-        let (number, after) = rest.split_at(number_len);
-        let unit_len = after.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(after.len());
-        let (unit, after) = after.split_at(unit_len);
-        let scale = match unit.to_ascii_lowercase().as_str() {
-            "ms" => 1,
-            "s" | "sec" | "secs" => 1000,
-            "m" | "min" | "mins" => 60_000,
-            "h" | "hr" | "hrs" => 3_600_000,
-            _ => return None,
-        };
-        total = total.checked_add(decimal_ms(number, scale)?)?;
-        rest = after.trim_start();
-    }
-    Some(total)
+    // humantime reads `M` as months; on a clock it can only mean minutes.
+    let text = text.replace('M', "m");
+    let d = humantime::parse_duration(&text).ok()?;
+    i64::try_from(d.as_millis()).ok()
 }
 
 /// `number × scale`, with up to three decimals, rounded to the millisecond.
@@ -174,6 +158,8 @@ mod tests {
         assert_eq!(duration_ms("0.5m").unwrap(), 30_000);
         assert_eq!(duration_ms("500ms").unwrap(), 500);
         assert_eq!(duration_ms("10min").unwrap(), 600_000);
+        assert_eq!(duration_ms("10M").unwrap(), 600_000);
+        assert_eq!(duration_ms("1h 2m 3.5s").unwrap(), 3_723_500);
         assert_eq!(duration_ms("5:00").unwrap(), 300_000);
         assert_eq!(duration_ms("1:30:00").unwrap(), 5_400_000);
         assert_eq!(duration_ms("0:09.5").unwrap(), 9_500);

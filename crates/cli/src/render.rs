@@ -37,38 +37,17 @@ fn glyph(piece: char, style: BoardStyle) -> char {
     }
 }
 
-/// The placement field of a FEN as 8 ranks (rank 8 first) of 8 squares
-/// (`None` for empty), or `None` if it is malformed.
+/// The pieces of `fen` as 8 ranks (rank 8 first) of 8 squares (`None`
+/// for empty), as FEN letters; `None` if the rules core cannot read the
+/// FEN (read leniently: a diagram is drawn for any position it can hold).
 pub fn placement(fen: &str) -> Option<[[Option<char>; 8]; 8]> {
-    let field = fen.split_whitespace().next()?;
-    let ranks: Vec<&str> = field.split('/').collect();
-    if ranks.len() != 8 {
-        return None;
-    }
+    use arbiter_chess::{File, Rank, Square};
+    let position = arbiter_chess::Position::from_fen_with(fen, arbiter_chess::FenOptions::LENIENT).ok()?;
     let mut board = [[None; 8]; 8];
-    for (r, text) in ranks.iter().enumerate() {
-        let mut file = 0usize;
-        for c in text.chars() {
-            if let Some(d) = c.to_digit(10) {
-                if d == 0 || d > 8 {
-                    return None;
-                }
-                file += d as usize;
-            } else if "KQRBNPkqrbnp".contains(c) {
-                if file >= 8 {
-                    return None;
-                }
-                board[r][file] = Some(c);
-                file += 1;
-            } else {
-                return None;
-            }
-            if file > 8 {
-                return None;
-            }
-        }
-        if file != 8 {
-            return None;
+    for (r, row) in board.iter_mut().enumerate() {
+        for (f, square) in row.iter_mut().enumerate() {
+            let at = Square::from_coords(File::new(f as u32), Rank::new(7 - r as u32));
+            *square = position.board().piece_at(at).map(|p| p.char());
         }
     }
     Some(board)
@@ -121,29 +100,13 @@ pub fn clock(ms: i64) -> String {
     }
 }
 
-/// An instant as RFC 3339 in UTC with milliseconds:
-/// `2025-05-01T12:34:56.789Z`.
+/// An instant as RFC 3339 in UTC, to the millisecond (prost-types'
+/// format: `2025-05-01T12:34:56.789Z`, no fraction on a whole second).
 pub fn timestamp(ts: &prost_types::Timestamp) -> String {
-    let millis = (ts.nanos.clamp(0, 999_999_999) / 1_000_000) as u32;
-    let days = ts.seconds.div_euclid(86_400);
-    let secs = ts.seconds.rem_euclid(86_400);
-    let (y, mo, d) = civil_from_days(days);
-    format!("{y:04}-{mo:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z", secs / 3600, (secs / 60) % 60, secs % 60)
-}
-
-/// The date of a day number (days since 1970-01-01), proleptic Gregorian
-/// (Howard Hinnant's algorithm).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
+    let mut ts = *ts;
+    ts.normalize();
+    ts.nanos -= ts.nanos % 1_000_000;
+    ts.to_string()
 }
 
 /// `White` / `Black` / `-` for a proto colour.
@@ -177,27 +140,6 @@ pub fn category(value: i32) -> Option<String> {
     pb::Category::try_from(value).ok().and_then(|s| enum_name(s.as_str_name(), "CATEGORY_"))
 }
 
-/// `FULL`, `REDUCED`.
-pub fn regime(value: i32) -> Option<String> {
-    pb::Regime::try_from(value).ok().and_then(|s| enum_name(s.as_str_name(), "REGIME_"))
-}
-
-/// `RECORD`, `BIND`.
-pub fn sensed_touches(value: i32) -> Option<String> {
-    pb::SensedTouches::try_from(value).ok().and_then(|s| enum_name(s.as_str_name(), "SENSED_TOUCHES_"))
-}
-
-/// `SERVICE`, `BOARD`.
-pub fn clock_authority(value: i32) -> Option<String> {
-    pb::ClockAuthority::try_from(value).ok().and_then(|s| enum_name(s.as_str_name(), "CLOCK_AUTHORITY_"))
-}
-
-/// `ACCEPTED`, `REFUSED_TOUCH_MOVE`, `RULED_ILLEGAL`...; `None` for
-/// unspecified.
-pub fn move_outcome_name(o: pb::MoveOutcome) -> Option<String> {
-    enum_name(o.as_str_name(), "MOVE_OUTCOME_")
-}
-
 /// What became of a move, in words for the output line after the act;
 /// `None` when the act made no move.
 pub fn move_outcome(o: pb::MoveOutcome) -> Option<&'static str> {
@@ -220,11 +162,6 @@ pub fn move_outcome(o: pb::MoveOutcome) -> Option<&'static str> {
         }
         O::PremoveQueued => "Premove queued",
     })
-}
-
-/// `WHITE`, `BLACK`.
-pub fn color_enum(value: i32) -> Option<String> {
-    pb::Color::try_from(value).ok().and_then(|s| enum_name(s.as_str_name(), "COLOR_"))
 }
 
 /// A lower-case, spaced form of an UPPER_SNAKE name: `in progress`.
@@ -286,7 +223,8 @@ pub fn citation(rule_id: &str, article: Option<&pb::Article>) -> Option<String> 
 }
 
 /// The clocks on one line: `White 1:29:58 ◀  Black 1:30:00`, with
-/// `(paused)`.
+/// `(paused)` when an arbiter paused them (see [`final_clocks_line`] for a
+/// game that is over).
 pub fn clocks_line(c: &pb::ClockReading) -> String {
     let running = pb::Color::try_from(c.running).unwrap_or(pb::Color::Unspecified);
     let mark = |side: pb::Color| if running == side && !c.paused { " ◀" } else { "" };
@@ -301,6 +239,39 @@ pub fn clocks_line(c: &pb::ClockReading) -> String {
         line.push_str("   (paused)");
     }
     line
+}
+
+/// The clocks of a game: as [`clocks_line`] while it is played; once it
+/// is over, the time each side had left, with no running mark and no
+/// pause (nothing runs any more).
+pub fn game_clocks_line(g: &pb::Game, c: &pb::ClockReading) -> String {
+    if g.status == pb::GameStatus::Finished as i32 || g.status == pb::GameStatus::Cancelled as i32 {
+        return format!("White {}   Black {}", clock(c.white_remaining_ms), clock(c.black_remaining_ms));
+    }
+    clocks_line(c)
+}
+
+/// The moves a touch-move obligation allows, in SAN, from the UCI of the
+/// service's `allowed_moves` in the position `fen` (the UCI itself for a
+/// move the rules core cannot read there).
+pub fn allowed_san(fen: &str, allowed_uci: &[String]) -> Vec<String> {
+    let position = arbiter_chess::Position::from_fen_with(fen, arbiter_chess::FenOptions::LENIENT).ok();
+    allowed_uci
+        .iter()
+        .map(|uci| {
+            position
+                .as_ref()
+                .and_then(|p| p.parse_uci(uci).ok().map(|m| p.san(m)))
+                .unwrap_or_else(|| uci.clone())
+        })
+        .collect()
+}
+
+/// The game's obligation, if it is one still to meet: none once the game
+/// is over.
+pub fn open_obligation(g: &pb::Game) -> Option<&pb::Obligation> {
+    let over = g.status == pb::GameStatus::Finished as i32 || g.status == pb::GameStatus::Cancelled as i32;
+    g.obligation.as_ref().filter(|o| !over && (o.color != 0 || !o.allowed_moves.is_empty()))
 }
 
 /// The game's headline: `games/abc  Test Open, round 1: Carlsen - Caruana`.
@@ -387,7 +358,7 @@ pub fn game(g: &pb::Game, events: &[pb::GameEvent], style: BoardStyle, flipped: 
     out.push_str(&board(&g.fen, style, flipped));
     out.push('\n');
     if let Some(c) = &g.clocks {
-        let _ = writeln!(out, "Clocks:     {}", clocks_line(c));
+        let _ = writeln!(out, "Clocks:     {}", game_clocks_line(g, c));
     }
     let start = g.regulations.as_ref().map_or("", |r| r.start_fen.as_str());
     if !g.moves_san.is_empty() {
@@ -398,9 +369,7 @@ pub fn game(g: &pb::Game, events: &[pb::GameEvent], style: BoardStyle, flipped: 
     {
         let _ = writeln!(out, "Draw offer: by {} at ply {}", color(offer.by), offer.ply);
     }
-    if let Some(o) = &g.obligation
-        && (o.color != 0 || !o.allowed_moves.is_empty())
-    {
+    if let Some(o) = open_obligation(g) {
         let _ = write!(out, "Obligation: {}", color(o.color));
         if let Some(cited) = citation(&o.rule_id, o.article.as_ref()) {
             let _ = write!(out, " ({cited})");
@@ -409,7 +378,7 @@ pub fn game(g: &pb::Game, events: &[pb::GameEvent], style: BoardStyle, flipped: 
             let _ = write!(out, ": {}", o.reason);
         }
         if !o.allowed_moves.is_empty() {
-            let _ = write!(out, " [allowed: {}]", o.allowed_moves.join(" "));
+            let _ = write!(out, " [allowed: {}]", allowed_san(&g.fen, &o.allowed_moves).join(", "));
         }
         out.push('\n');
     }
@@ -514,11 +483,14 @@ mod tests {
     #[test]
     fn timestamps() {
         let t = prost_types::Timestamp { seconds: 0, nanos: 0 };
-        assert_eq!(timestamp(&t), "1970-01-01T00:00:00.000Z");
+        assert_eq!(timestamp(&t), "1970-01-01T00:00:00Z");
         let t = prost_types::Timestamp { seconds: 1_746_102_896, nanos: 789_000_000 };
         assert_eq!(timestamp(&t), "2025-05-01T12:34:56.789Z");
         let t = prost_types::Timestamp { seconds: 951_782_400, nanos: 0 };
-        assert_eq!(timestamp(&t), "2000-02-29T00:00:00.000Z");
+        assert_eq!(timestamp(&t), "2000-02-29T00:00:00Z");
+        // Below the millisecond is dropped.
+        let t = prost_types::Timestamp { seconds: 0, nanos: 1_999_999 };
+        assert_eq!(timestamp(&t), "1970-01-01T00:00:00.001Z");
     }
 
     #[test]
@@ -534,7 +506,6 @@ mod tests {
         assert_eq!(status(pb::GameStatus::InProgress as i32).as_deref(), Some("IN_PROGRESS"));
         assert_eq!(status(0), None);
         assert_eq!(mode(pb::Mode::OverTheBoard as i32).as_deref(), Some("OVER_THE_BOARD"));
-        assert_eq!(color_enum(pb::Color::Black as i32).as_deref(), Some("BLACK"));
         assert_eq!(words("IN_PROGRESS"), "in progress");
     }
 }

@@ -1,5 +1,5 @@
 //! `game watch`: the live view of a game, redrawn in place in a terminal
-//! (ANSI sequences), or a line per event when piped.
+//! (crossterm's commands), or a line per event when piped.
 
 use std::collections::VecDeque;
 use std::io::IsTerminal;
@@ -9,7 +9,7 @@ use arbiter_client::{WatchItem, WatchOptions, exit, pb};
 use tokio_stream::StreamExt;
 
 use crate::args::{GlobalArgs, WatchArgs};
-use crate::json;
+use crate::output;
 use crate::render::{self, BoardStyle};
 use crate::session::out;
 
@@ -29,24 +29,33 @@ struct View {
     last_frame: String,
 }
 
-/// The terminal's width (`stty size` on the controlling terminal), or 100.
+/// The terminal's width in columns (crossterm asks the terminal; no
+/// process is spawned), or 100 when it cannot say.
 fn terminal_width() -> usize {
-    let tty = std::fs::File::open("/dev/tty");
-    let size =
-        tty.ok().and_then(|tty| std::process::Command::new("stty").arg("size").stdin(tty).output().ok());
-    size.and_then(|o| {
-        String::from_utf8_lossy(&o.stdout).split_whitespace().nth(1).and_then(|c| c.parse().ok())
-    })
-    .filter(|&w: &usize| w >= 20)
-    .unwrap_or(100)
+    crossterm::terminal::size()
+        .map(|(columns, _)| usize::from(columns))
+        .ok()
+        .filter(|&w| w >= 20)
+        .unwrap_or(100)
 }
 
-/// `line` cut to `width` characters, with `…` when cut.
+/// `line` cut to `width` terminal columns (a CJK character takes two),
+/// with `…` when cut.
 fn fit(line: &str, width: usize) -> String {
-    if line.chars().count() <= width {
+    use unicode_width::UnicodeWidthChar as _;
+    if unicode_width::UnicodeWidthStr::width(line) <= width {
         return line.to_string();
     }
-    let mut cut: String = line.chars().take(width.saturating_sub(1)).collect();
+    let mut cut = String::new();
+    let mut used = 0;
+    for c in line.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        used += w;
+        cut.push(c);
+    }
     cut.push('…');
     cut
 }
@@ -91,7 +100,10 @@ impl View {
             s.push('\n');
         }
         if let Some(c) = self.clocks_now() {
-            s.push_str(&render::clocks_line(&c));
+            match &self.game {
+                Some(g) => s.push_str(&render::game_clocks_line(g, &c)),
+                None => s.push_str(&render::clocks_line(&c)),
+            }
             s.push('\n');
         }
         if let Some(g) = &self.game {
@@ -100,9 +112,7 @@ impl View {
             {
                 s.push_str(&format!("Draw offer by {}\n", render::color(o.by)));
             }
-            if let Some(o) = &g.obligation
-                && (o.color != 0 || !o.allowed_moves.is_empty())
-            {
+            if let Some(o) = render::open_obligation(g) {
                 let cited = render::citation(&o.rule_id, o.article.as_ref()).unwrap_or_default();
                 s.push_str(&format!("Obligation: {} {} ({cited})\n", render::color(o.color), o.reason));
             }
@@ -134,25 +144,28 @@ impl View {
     }
 
     /// Redraws in place: cursor home, each line cleared to its end, the
-    /// rest of the screen cleared.
+    /// rest of the screen cleared (one write, so the frame never flickers).
     fn redraw(&mut self) -> std::io::Result<()> {
+        use crossterm::terminal::{Clear, ClearType};
+        use crossterm::{cursor::MoveTo, queue};
         let screen = self.screen();
         if self.drawn && screen == self.last_frame {
             return Ok(());
         }
-        let mut frame = String::new();
+        let mut frame: Vec<u8> = Vec::new();
         if !self.drawn {
-            frame.push_str("\x1b[2J");
+            queue!(frame, Clear(ClearType::All))?;
             self.drawn = true;
         }
-        frame.push_str("\x1b[H");
+        queue!(frame, MoveTo(0, 0))?;
         for line in screen.lines() {
-            frame.push_str(&fit(line, self.width));
-            frame.push_str("\x1b[K\n");
+            frame.extend_from_slice(fit(line, self.width).as_bytes());
+            queue!(frame, Clear(ClearType::UntilNewLine))?;
+            frame.push(b'\n');
         }
-        frame.push_str("\x1b[J");
+        queue!(frame, Clear(ClearType::FromCursorDown))?;
         self.last_frame = screen;
-        out(&frame)
+        out(&String::from_utf8_lossy(&frame))
     }
 }
 
@@ -182,10 +195,9 @@ pub async fn watch(global: &GlobalArgs, a: &WatchArgs) -> anyhow::Result<u8> {
     let mut options = WatchOptions::default();
     options.reconnect.attempts = 130;
     let mut stream = client.watch_with(&a.game, a.after_seq, options);
-    if global.json {
+    if global.structured() {
         while let Some(item) = stream.next().await {
-            let item = item?;
-            out(&format!("{}\n", json::watch_item(&item)))?;
+            output::watch_item(global.format(), &item?)?;
         }
         return Ok(exit::OK);
     }

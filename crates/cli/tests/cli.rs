@@ -167,7 +167,7 @@ fn fen_show_lists_legal_moves() {
     let o = arbiter(&["--json", "fen", "show", "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1"]);
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
     let sans: Vec<&str> =
-        doc["legal_moves"].as_array().unwrap().iter().map(|m| m["san"].as_str().unwrap()).collect();
+        doc["legalMoves"].as_array().unwrap().iter().map(|m| m["san"].as_str().unwrap()).collect();
     assert!(sans.contains(&"O-O") && sans.contains(&"O-O-O"), "{sans:?}");
     assert_eq!(doc["turn"], "white");
     assert_eq!(doc["checkmate"], false);

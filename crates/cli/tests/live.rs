@@ -77,11 +77,13 @@ async fn the_cli_against_a_live_server() {
     .await
     .unwrap();
     let doc: serde_json::Value = serde_json::from_str(&ok(&o)).expect("one JSON document");
-    assert_eq!(doc["name"], "games/cli-game");
-    assert_eq!(doc["game"]["status"], "IN_PROGRESS");
-    assert_eq!(doc["game"]["regulations"]["mode"], "OVER_THE_BOARD");
-    assert!(doc["white_token"].as_str().is_some_and(|t| !t.is_empty()));
-    assert!(doc["black_token"].as_str().is_some_and(|t| !t.is_empty()));
+    // CreateGameResponse in the canonical proto3 JSON mapping, as grpcurl
+    // prints it.
+    assert_eq!(doc["game"]["name"], "games/cli-game");
+    assert_eq!(doc["game"]["status"], "GAME_STATUS_IN_PROGRESS");
+    assert_eq!(doc["game"]["regulations"]["mode"], "MODE_OVER_THE_BOARD");
+    assert!(doc["whiteToken"].as_str().is_some_and(|t| !t.is_empty()));
+    assert!(doc["blackToken"].as_str().is_some_and(|t| !t.is_empty()));
 
     // A move, then the press that completes it.
     let text = ok(&run(ARBITER_TOKEN, &["move", "cli-game", "e4", "--color", "white"]).await.unwrap());
@@ -114,7 +116,7 @@ async fn the_cli_against_a_live_server() {
     let err: serde_json::Value = serde_json::from_slice(&o.stderr).expect("a JSON error");
     assert_eq!(err["error"]["code"], "FAILED_PRECONDITION");
     assert_eq!(err["error"]["reason"], "NO_DRAW_OFFER");
-    assert_eq!(err["error"]["exit_code"], 3);
+    assert_eq!(err["error"]["exitCode"], 3);
     // Text that is not a move: INVALID_ARGUMENT, exit 2 (an illegal move is
     // a move: see `scoresheet_moves_and_their_exit_codes`).
     let o = run(ARBITER_TOKEN, &["move", "cli-game", "Qxf9", "--color", "white"]).await.unwrap();
@@ -141,9 +143,12 @@ async fn the_cli_against_a_live_server() {
     let doc: serde_json::Value =
         serde_json::from_str(&ok(&run(VIEWER_TOKEN, &["--json", "game", "show", "cli-game"]).await.unwrap()))
             .unwrap();
-    assert_eq!(doc["game"]["moves_san"], serde_json::json!(["e4", "Nf6"]));
-    assert_eq!(doc["game"]["side_to_move"], "WHITE");
-    assert!(doc["recent_events"].as_array().is_some_and(|e| !e.is_empty()), "{doc}");
+    assert_eq!(doc["game"]["movesSan"], serde_json::json!(["e4", "Nf6"]));
+    assert_eq!(doc["game"]["sideToMove"], "COLOR_WHITE");
+    assert!(
+        doc["game"]["lastSeq"].as_str().is_some_and(|s| s.parse::<i64>().is_ok()),
+        "int64 as a string: {doc}"
+    );
 
     // List.
     let doc: serde_json::Value =
@@ -167,7 +172,7 @@ async fn the_cli_against_a_live_server() {
         serde_json::from_str(&ok(&run(ARBITER_TOKEN, &["--json", "audit", "cli-game"]).await.unwrap()))
             .unwrap();
     let events = doc["events"].as_array().unwrap();
-    let seqs: Vec<i64> = events.iter().map(|e| e["seq"].as_i64().unwrap()).collect();
+    let seqs: Vec<i64> = events.iter().map(|e| e["seq"].as_str().unwrap().parse().unwrap()).collect();
     assert_eq!(seqs, (1..=seqs.len() as i64).collect::<Vec<_>>());
     let pgn = ok(&run(VIEWER_TOKEN, &["game", "pgn", "cli-game"]).await.unwrap());
     assert!(pgn.contains("[White \"Alpha\"]"), "{pgn}");
@@ -177,9 +182,13 @@ async fn the_cli_against_a_live_server() {
     let text = ok(&run(VIEWER_TOKEN, &["--json", "game", "watch", "cli-game"]).await.unwrap());
     let lines: Vec<serde_json::Value> =
         text.lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
-    assert_eq!(lines[0]["type"], "game");
-    let watched: Vec<i64> =
-        lines.iter().filter(|l| l["type"] == "event").map(|l| l["event"]["seq"].as_i64().unwrap()).collect();
+    // WatchGameResponse messages: the game first, then the events.
+    assert!(lines[0]["game"].is_object(), "{}", lines[0]);
+    let watched: Vec<i64> = lines
+        .iter()
+        .filter_map(|l| l.get("event"))
+        .map(|e| e["seq"].as_str().unwrap().parse().unwrap())
+        .collect();
     assert_eq!(watched, seqs);
     // ... and as text (not a terminal: one line per event and ruling).
     let text = ok(&run(VIEWER_TOKEN, &["game", "watch", "cli-game", "--ascii"]).await.unwrap());
@@ -246,7 +255,7 @@ async fn scoresheet_moves_and_their_exit_codes() {
         3,
     ))
     .expect("one JSON document");
-    assert_eq!(doc["move_outcome"], "REFUSED_TOUCH_MOVE");
+    assert_eq!(doc["outcome"], "MOVE_OUTCOME_REFUSED_TOUCH_MOVE");
 
     // The knight, in long algebraic: accepted.
     let text = ok(&run(&["move", "sheet", "Ng1-f3", "--color", "white"]).await.unwrap());
@@ -264,7 +273,7 @@ async fn scoresheet_moves_and_their_exit_codes() {
             .await
             .unwrap()))
         .expect("one JSON document");
-    assert_eq!(doc["move_outcome"], "ACCEPTED");
+    assert_eq!(doc["outcome"], "MOVE_OUTCOME_ACCEPTED");
     ok(&run(&["press", "sheet", "--color", "black"]).await.unwrap());
 
     // Out of turn: refused by the Laws in SAN as in UCI.
@@ -444,10 +453,9 @@ async fn time_controls_are_created_as_written() {
         .await
         .unwrap();
         let doc: serde_json::Value = serde_json::from_str(&ok(&o)).expect("one JSON document");
-        assert_eq!(doc["game"]["regulations"]["time_control"], shown, "{tc}");
-        assert_eq!(doc["game"]["regulations"]["time_control_human"], human, "{tc}");
-        assert_eq!(doc["game"]["clocks"]["white_remaining_ms"], white_ms, "{tc}");
-        assert_eq!(doc["game"]["clocks"]["black_remaining_ms"], black_ms, "{tc}");
+        assert_eq!(doc["game"]["regulations"]["timeControl"], shown, "{tc}");
+        assert_eq!(doc["game"]["clocks"]["whiteRemainingMs"], white_ms.to_string(), "{tc}");
+        assert_eq!(doc["game"]["clocks"]["blackRemainingMs"], black_ms.to_string(), "{tc}");
         let u = url.clone();
         let o =
             tokio::task::spawn_blocking(move || cli(&u, VIEWER_TOKEN, &["game", "show", &id])).await.unwrap();
@@ -511,4 +519,206 @@ async fn an_events_broadcast_is_changed_from_the_cli() {
     let usage = run(ARBITER_TOKEN, vec!["event", "broadcast", "open"]).await.unwrap();
     assert_ne!(usage.status.code(), Some(0), "{usage:?}");
     assert!(String::from_utf8_lossy(&usage.stderr).contains("--delay <DELAY>"), "{usage:?}");
+}
+
+/// Runs `arbiter` with only the environment given (no ARBITER_URL or
+/// ARBITER_TOKEN: the config file's context decides).
+fn cli_env(env: &[(&str, &str)], args: &[&str]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_arbiter"));
+    command.args(args);
+    for var in
+        ["ARBITER_URL", "ARBITER_TOKEN", "ARBITER_TOKEN_FILE", "ARBITER_CA", "ARBITER_CONTEXT", "COMPLETE"]
+    {
+        command.env_remove(var);
+    }
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    command.output().expect("run arbiter")
+}
+
+/// What users of kubectl, grpcurl and gh expect (issue 19): contexts in a
+/// config file, `-o json|yaml|wide`, tables that align CJK names, a
+/// finished game without an open obligation or paused clocks, allowed moves
+/// in SAN, `game list --watch`, completion of game ids from the server, and
+/// help with the command's own options first and its exit codes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn conventions_users_already_know() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(&database(&dir)).await;
+    let url = server.url();
+    let config = dir.path().join("conf/config.yaml");
+    let token_file = dir.path().join("arbiter.token");
+    std::fs::write(&token_file, format!("{ARBITER_TOKEN}\n")).unwrap();
+    let config_s = config.to_str().unwrap().to_owned();
+    let env = move || vec![("ARBITER_CONFIG".to_owned(), config_s.clone())];
+    let run = move |args: Vec<String>| {
+        let env = env();
+        tokio::task::spawn_blocking(move || {
+            let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            cli_env(&env, &args.iter().map(String::as_str).collect::<Vec<_>>())
+        })
+    };
+    let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+
+    // Contexts: with none, the default address (nothing listens there in
+    // this test's sense: we only check the context is asked for by name).
+    let o = run(args(&["--context", "hall", "game", "list"])).await.unwrap();
+    let stderr = exits(&o, 2);
+    assert!(stderr.contains("no context \"hall\""), "{stderr}");
+    let text = ok(&run(args(&[
+        "config",
+        "set-context",
+        "hall",
+        "--url",
+        &url,
+        "--token-file",
+        token_file.to_str().unwrap(),
+    ]))
+    .await
+    .unwrap());
+    assert!(text.contains("context hall created"), "{text}");
+    // A context keeps the token file's path, never the token.
+    let o = run(args(&["config", "set-context", "leak", "--token", ARBITER_TOKEN])).await.unwrap();
+    exits(&o, 2);
+    ok(&run(args(&["config", "set-context", "other", "--url", "http://127.0.0.1:9"])).await.unwrap());
+    let text = ok(&run(args(&["config", "get-contexts"])).await.unwrap());
+    let hall = text.lines().find(|l| l.contains("hall")).unwrap();
+    assert!(hall.starts_with('*'), "the first context made is current: {text}");
+    assert!(!std::fs::read_to_string(&config).unwrap().contains(ARBITER_TOKEN));
+    ok(&run(args(&["config", "use-context", "other"])).await.unwrap());
+    assert_eq!(ok(&run(args(&["config", "current-context"])).await.unwrap()), "other\n");
+    // The current context is `other`, where nothing listens: exit 5.
+    exits(&run(args(&["game", "list"])).await.unwrap(), 5);
+    // --context names another; use-context makes it current.
+    ok(&run(args(&["--context", "hall", "game", "list"])).await.unwrap());
+    exits(&run(args(&["config", "use-context", "nope"])).await.unwrap(), 2);
+    ok(&run(args(&["config", "use-context", "hall"])).await.unwrap());
+
+    // Games with CJK names, created through the context.
+    for (id, white, black) in [("cjk-1", "王皓", "Ding Liren"), ("cjk-2", "Carlsen", "丁立人")] {
+        ok(&run(args(&[
+            "game", "create", "--id", id, "--white", white, "--black", black, "--tc", "90+30", "--event",
+            "CJK",
+        ]))
+        .await
+        .unwrap());
+    }
+    let text = ok(&run(args(&["game", "list", "--event", "CJK"])).await.unwrap());
+    assert!(text.contains("王皓     Ding Liren"), "王皓 is 4 columns wide, padded to 7 like Carlsen: {text}");
+    assert!(text.contains("Carlsen  丁立人"), "{text}");
+    let text = ok(&run(args(&["game", "list", "--event", "CJK", "-o", "wide"])).await.unwrap());
+    let header = text.lines().next().unwrap();
+    assert!(header.contains("TIME CONTROL") && header.contains("WHITE CLOCK"), "{text}");
+    assert!(text.contains("90m+30s"), "{text}");
+
+    // -o json and -o yaml: the same document (a pending game: its clocks
+    // do not run between the two reads), the one grpcurl prints.
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(&run(args(&["-o", "json", "game", "show", "cjk-1"])).await.unwrap()))
+            .unwrap();
+    let yaml = ok(&run(args(&["-o", "yaml", "game", "show", "cjk-1"])).await.unwrap());
+    assert!(yaml.starts_with("game:\n  name: games/cjk-1\n"), "{yaml}");
+    let mut from_yaml: serde_json::Value = serde_yaml_ng::from_str(&yaml).unwrap();
+    let mut json = json;
+    // The clocks are read at each call.
+    for doc in [&mut from_yaml, &mut json] {
+        doc["game"]["clocks"].as_object_mut().unwrap().remove("readTime");
+    }
+    assert_eq!(from_yaml, json);
+    assert_eq!(json["game"]["status"], "GAME_STATUS_PENDING");
+    assert_eq!(json["game"]["white"]["name"], "王皓");
+    let listed: serde_json::Value =
+        serde_json::from_str(&ok(&run(args(&["--json", "game", "list", "--event", "CJK"])).await.unwrap()))
+            .unwrap();
+    assert_eq!(listed["games"].as_array().map(Vec::len), Some(2), "--json is -o json: {listed}");
+
+    // `game list --watch -o json`: the list, then each change as a
+    // GameUpdate line.
+    let mut watcher = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["game", "list", "--event", "CJK", "--watch", "-o", "json"])
+        .env_remove("ARBITER_URL")
+        .env_remove("ARBITER_TOKEN")
+        .env("ARBITER_CONFIG", &config)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = watcher.stdout.take().unwrap();
+    let (lines_tx, mut lines_rx) = tokio::sync::mpsc::unbounded_channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead as _;
+        for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+            if lines_tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let first = tokio::time::timeout(Duration::from_secs(20), lines_rx.recv()).await.unwrap().unwrap();
+    let first: serde_json::Value = serde_json::from_str(&first).unwrap();
+    assert_eq!(first["games"].as_array().map(Vec::len), Some(2), "{first}");
+    // Give the stream a moment to open, then start a game and move.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    ok(&run(args(&["game", "start", "cjk-1"])).await.unwrap());
+    ok(&run(args(&["move", "cjk-1", "e4", "--color", "white"])).await.unwrap());
+    let mut seen = Vec::new();
+    let moved = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            let line = lines_rx.recv().await.expect("the watch goes on");
+            let doc: serde_json::Value = serde_json::from_str(&line).unwrap();
+            if doc["update"]["game"]["movesSan"] == serde_json::json!(["e4"]) {
+                return doc;
+            }
+            seen.push(line);
+        }
+    })
+    .await;
+    let moved = moved.unwrap_or_else(|_| panic!("the move is not seen by `game list --watch`: {seen:?}"));
+    assert_eq!(moved["update"]["game"]["name"], "games/cjk-1");
+    watcher.kill().unwrap();
+    let _ = watcher.wait();
+
+    // Allowed moves in SAN; a finished game shows no obligation and no
+    // paused clocks.
+    ok(&run(args(&["press", "cjk-1", "--color", "white"])).await.unwrap());
+    ok(&run(args(&["touch", "cjk-1", "b8", "--color", "black"])).await.unwrap());
+    let text = ok(&run(args(&["game", "show", "cjk-1"])).await.unwrap());
+    assert!(text.contains("[allowed: Na6, Nc6]"), "SAN, as `touch` prints them: {text}");
+    ok(&run(args(&["clock", "pause", "cjk-1"])).await.unwrap());
+    assert!(ok(&run(args(&["game", "show", "cjk-1"])).await.unwrap()).contains("(paused)"));
+    ok(&run(args(&["result", "cjk-1", "1-0"])).await.unwrap());
+    let text = ok(&run(args(&["game", "show", "cjk-1"])).await.unwrap());
+    assert!(text.contains("finished: 1-0"), "{text}");
+    assert!(!text.contains("Obligation") && !text.contains("(paused)") && !text.contains('◀'), "{text}");
+
+    // Completion of game ids from the server (bash's protocol of
+    // clap_complete's dynamic completion).
+    let completion = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["--", "arbiter", "game", "show", "cjk"])
+        .env_remove("ARBITER_URL")
+        .env_remove("ARBITER_TOKEN")
+        .env("ARBITER_CONFIG", &config)
+        .env("COMPLETE", "bash")
+        .env("_CLAP_COMPLETE_INDEX", "3")
+        .env("_CLAP_COMPLETE_COMP_TYPE", "9")
+        .env("_CLAP_COMPLETE_SPACE", "true")
+        .env("_CLAP_IFS", "\n")
+        .output()
+        .unwrap();
+    let offered = ok(&completion);
+    let mut ids: Vec<&str> = offered.lines().collect();
+    ids.sort_unstable();
+    assert_eq!(ids, ["cjk-1", "cjk-2"], "{offered}");
+    let registration = ok(&cli_env(&[("COMPLETE", "bash")], &[]));
+    assert!(registration.contains("_CLAP_COMPLETE_INDEX"), "{registration}");
+
+    // Help: the command's own options, then the global ones; examples;
+    // exit codes.
+    let help = ok(&cli_env(&[], &["game", "create", "--help"]));
+    let own = help.find("--white").unwrap();
+    let global = help.find("Global options:").expect("a section of its own");
+    assert!(own < global && global < help.find("--url").unwrap(), "{help}");
+    assert!(help.contains("Examples:") && help.contains("Exit codes:"), "{help}");
+    let help = ok(&cli_env(&[], &["clock", "pause", "--help"]));
+    assert!(help.contains("Exit codes:") && help.contains("  4 "), "{help}");
+    server.stop().await;
 }

@@ -48,15 +48,27 @@ impl RetryPolicy {
     pub const NONE: RetryPolicy =
         RetryPolicy { attempts: 1, initial_backoff: Duration::ZERO, max_backoff: Duration::ZERO };
 
-    /// The wait before attempt `n + 1` after `n` attempts (`n` ≥ 1).
+    /// The wait before attempt `n + 1` after `n` attempts (`n` ≥ 1): the
+    /// initial wait doubled `n - 1` times, capped at the longest, plus a
+    /// random part of up to as much again (jitter, by backon), so that the
+    /// clients a restart cut off do not all come back at the same instant.
     pub fn backoff(&self, attempts_made: u32) -> Duration {
-        let factor = 1u32.checked_shl(attempts_made.saturating_sub(1).min(16)).unwrap_or(u32::MAX);
-        self.initial_backoff.saturating_mul(factor).min(self.max_backoff)
+        use backon::BackoffBuilder as _;
+        backon::ExponentialBuilder::default()
+            .with_min_delay(self.initial_backoff)
+            .with_max_delay(self.max_backoff)
+            .with_factor(2.0)
+            .with_jitter()
+            .without_max_times()
+            .build()
+            .nth(attempts_made.saturating_sub(1) as usize)
+            .unwrap_or(self.max_backoff)
     }
 }
 
 impl Default for RetryPolicy {
-    /// 4 attempts, waiting 200 ms, 400 ms, 800 ms between them.
+    /// 4 attempts, waiting about 200 ms, 400 ms, 800 ms between them (each
+    /// up to twice that with the jitter).
     fn default() -> RetryPolicy {
         RetryPolicy {
             attempts: 4,
@@ -1226,5 +1238,28 @@ impl Health {
 impl std::fmt::Display for Health {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_up_to_the_cap_with_jitter() {
+        let policy = RetryPolicy {
+            attempts: 10,
+            initial_backoff: Duration::from_millis(100),
+            max_backoff: Duration::from_secs(1),
+        };
+        for n in 1..10u32 {
+            let base = (Duration::from_millis(100) * 2u32.pow(n - 1)).min(Duration::from_secs(1));
+            let wait = policy.backoff(n);
+            assert!(wait >= base && wait <= base * 2, "attempt {n}: {wait:?} outside {base:?}..2×");
+        }
+        // Jitter: twenty clients do not all wait the same.
+        let waits: std::collections::HashSet<Duration> = (0..20).map(|_| policy.backoff(3)).collect();
+        assert!(waits.len() > 1, "{waits:?}");
+        assert_eq!(RetryPolicy::NONE.backoff(1), Duration::ZERO);
     }
 }

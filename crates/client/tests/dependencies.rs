@@ -1,6 +1,6 @@
 //! `arbiter-client` stays a library a service can take without the CLI's
 //! baggage: its normal (not dev, not build) dependencies are the generated
-//! API, tonic, tokio, thiserror and uuid, and nothing it pulls in, however
+//! API, tonic, tokio, thiserror, uuid and backon (the retry waits), and nothing it pulls in, however
 //! deep, is the command-line parser, `anyhow`, JSON, or the rules core
 //! (whose attack tables are generated at compile time).
 
@@ -12,6 +12,7 @@ use serde_json::Value;
 /// What the client may depend on directly.
 const ALLOWED: &[&str] = &[
     "arbiter-proto",
+    "backon",
     "prost",
     "prost-types",
     "thiserror",

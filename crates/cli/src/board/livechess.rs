@@ -463,8 +463,15 @@ pub async fn run(
     }
 }
 
+/// The wait after `failures` failed attempts to reach LiveChess: 250 ms
+/// doubling to 5 s, with jitter (the client's retry policy).
 fn backoff(failures: u32) -> Duration {
-    Duration::from_millis(250u64.saturating_mul(1 << failures.min(5))).min(Duration::from_secs(5))
+    arbiter_client::RetryPolicy {
+        attempts: u32::MAX,
+        initial_backoff: Duration::from_millis(250),
+        max_backoff: Duration::from_secs(5),
+    }
+    .backoff(failures.saturating_add(1))
 }
 
 #[cfg(test)]

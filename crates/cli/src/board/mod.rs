@@ -13,14 +13,15 @@ use std::fmt::Write as _;
 
 use anyhow::Context as _;
 use arbiter_client::{BoardUpdate, exit, pb};
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::sync::mpsc;
 
 use self::bridge::{Ended, Said};
 use self::reading::DeviceClock;
+use crate::args::Format;
 use crate::args::{BoardConnectArgs, GlobalArgs, SensingArg};
 use crate::session::out;
-use crate::{json, render};
+use crate::{output, render};
 
 /// Readings in flight between the protocol and the bridge.
 const READINGS: usize = 256;
@@ -76,8 +77,8 @@ pub async fn connect(global: &GlobalArgs, args: &BoardConnectArgs) -> anyhow::Re
         settle_ms: args.settle_ms.unwrap_or(0),
         label: args.label.clone().unwrap_or(label),
     };
-    let mut printer = Printer { json: global.json, in_sync: None };
-    let mut failed: Option<std::io::Error> = None;
+    let mut printer = Printer { format: global.format(), in_sync: None };
+    let mut failed: Option<anyhow::Error> = None;
     let ended = bridge::run(&client, hello, readings, setups_tx, notes, interrupted(), &mut |said| {
         if failed.is_none()
             && let Err(e) = printer.print(&said)
@@ -87,14 +88,14 @@ pub async fn connect(global: &GlobalArgs, args: &BoardConnectArgs) -> anyhow::Re
     })
     .await?;
     if let Some(e) = failed {
-        return Err(e.into());
+        return Err(e);
     }
     match ended {
         Ended::GameOver => printer
-            .line("the game is over; the bridge stops", json!({ "type": "ended", "reason": "GAME_OVER" }))?,
+            .line("the game is over; the bridge stops", json!({ "ended": { "reason": "GAME_OVER" } }))?,
         Ended::Interrupted { unconfirmed } => printer.line(
             &format!("stopped; {unconfirmed} reading(s) not confirmed by the service"),
-            json!({ "type": "ended", "reason": "INTERRUPTED", "unconfirmed": unconfirmed }),
+            json!({ "ended": { "reason": "INTERRUPTED", "unconfirmed": unconfirmed } }),
         )?,
     }
     Ok(exit::OK)
@@ -158,20 +159,26 @@ pub fn device_id_of(serial: &str) -> u64 {
     })
 }
 
-/// Prints what the bridge says, as text for the arbiter in the hall or as
-/// one JSON object per line.
+/// Prints what the bridge says, as text for the arbiter in the hall or,
+/// with `-o json|yaml`, as a stream of documents, each an object with one
+/// key saying what it is (`{"act": {...}}`), its messages in the canonical
+/// proto3 JSON mapping.
 struct Printer {
-    json: bool,
+    format: Format,
     /// Whether the board matched the service's belief, last said.
     in_sync: Option<bool>,
 }
 
 impl Printer {
-    fn line(&self, text: &str, value: Value) -> std::io::Result<()> {
-        if self.json { out(&format!("{value}\n")) } else { out(&format!("{text}\n")) }
+    fn structured(&self) -> bool {
+        matches!(self.format, Format::Json | Format::Yaml)
     }
 
-    fn print(&mut self, said: &Said) -> std::io::Result<()> {
+    fn line<T: serde::Serialize>(&self, text: &str, value: T) -> anyhow::Result<()> {
+        if self.structured() { output::item(self.format, &value) } else { Ok(out(&format!("{text}\n"))?) }
+    }
+
+    fn print(&mut self, said: &Said) -> anyhow::Result<()> {
         match said {
             Said::Connected { accepted, resent } => {
                 let game = accepted.game.as_ref().map_or("?", |g| g.name.as_str());
@@ -184,35 +191,32 @@ impl Printer {
                 }
                 self.line(
                     &text,
-                    json!({
-                        "type": "connected",
-                        "game": accepted.game.as_ref().map(json::game),
-                        "last_device_seq": accepted.last_device_seq,
-                        "settle_ms": accepted.settle_ms,
+                    json!({ "connected": {
+                        "accepted": output::message(&**accepted)?,
                         "resent": resent,
-                    }),
+                    } }),
                 )
             }
             Said::Update(update) => self.update(update),
             Said::Setup(fen) => {
-                self.line(&format!("LiveChess setup: {fen}"), json!({ "type": "setup", "fen": fen }))
+                self.line(&format!("LiveChess setup: {fen}"), json!({ "setup": { "fen": fen } }))
             }
             Said::Reconnecting { attempt, error, unconfirmed } => self.line(
                 &format!(
                     "the connection to the service broke ({error}); trying again (attempt {attempt}, \
                      {unconfirmed} reading(s) kept)"
                 ),
-                json!({ "type": "reconnecting", "attempt": attempt, "error": error, "unconfirmed": unconfirmed }),
+                json!({ "reconnecting": { "attempt": attempt, "error": error, "unconfirmed": unconfirmed } }),
             ),
             Said::Dropped(n) => self.line(
                 &format!("too many readings waiting for the service: {n} dropped"),
-                json!({ "type": "dropped", "count": n }),
+                json!({ "dropped": { "count": n } }),
             ),
-            Said::Note(note) => self.line(note, json!({ "type": "note", "note": note })),
+            Said::Note(note) => self.line(note, json!({ "note": { "text": note } })),
         }
     }
 
-    fn update(&mut self, update: &BoardUpdate) -> std::io::Result<()> {
+    fn update(&mut self, update: &BoardUpdate) -> anyhow::Result<()> {
         match update {
             BoardUpdate::Act(act) => {
                 let mut text = format!("#{:<5} {}", act.device_seq, act.summary);
@@ -225,42 +229,33 @@ impl Printer {
                         let _ = write!(text, "\n         {}", render::ruling(r));
                     }
                 }
-                self.line(
-                    &text,
-                    json!({
-                        "type": "act",
-                        "device_seq": act.device_seq,
-                        "summary": act.summary,
-                        "event": act.event.as_ref().map(json::event),
-                    }),
-                )
+                self.line(&text, output::keyed("act", &**act)?)
             }
             BoardUpdate::Belief(b) => {
                 // Said when it changes: the arbiter needs to know the board
                 // went out of step, not every placement the service saw.
-                if self.in_sync == Some(b.in_sync) && !self.json {
+                if self.in_sync == Some(b.in_sync) && !self.structured() {
                     return Ok(());
                 }
                 self.in_sync = Some(b.in_sync);
                 let text = if b.in_sync {
                     format!("the board matches the game (after #{})", b.device_seq)
                 } else {
-                    format!("the board does not match the game (after #{}); the service believes {}", b.device_seq, b.placement)
+                    format!(
+                        "the board does not match the game (after #{}); the service believes {}",
+                        b.device_seq, b.placement
+                    )
                 };
-                self.line(
-                    &text,
-                    json!({ "type": "belief", "placement": b.placement, "in_sync": b.in_sync, "device_seq": b.device_seq }),
-                )
+                self.line(&text, output::keyed("belief", b)?)
             }
             BoardUpdate::Corrections(c) => {
                 let mut text = format!("corrections: {}", c.reason);
                 for step in &c.corrections {
-                    let what = if step.piece.is_empty() { "empty".to_string() } else { piece_name(&step.piece) };
+                    let what =
+                        if step.piece.is_empty() { "empty".to_string() } else { piece_name(&step.piece) };
                     let _ = write!(text, "\n  {}: {what}", step.square);
                 }
-                let steps: Vec<Value> =
-                    c.corrections.iter().map(|s| json!({ "square": s.square, "piece": s.piece })).collect();
-                self.line(&text, json!({ "type": "corrections", "reason": c.reason, "corrections": steps }))
+                self.line(&text, output::keyed("corrections", c)?)
             }
             BoardUpdate::ClockDrift(d) => self.line(
                 &format!(
@@ -270,18 +265,11 @@ impl Printer {
                     d.black_drift_ms as f64 / 1000.0,
                     d.resolution
                 ),
-                json!({
-                    "type": "clock_drift",
-                    "device_seq": d.device_seq,
-                    "white_drift_ms": d.white_drift_ms,
-                    "black_drift_ms": d.black_drift_ms,
-                    "service": json::clocks(d.service.as_ref()),
-                    "resolution": d.resolution,
-                }),
+                output::keyed("clockDrift", d)?,
             ),
             BoardUpdate::Refusal(r) => self.line(
                 &format!("refused #{} {}: {}", r.device_seq, r.reason, r.message),
-                json!({ "type": "refusal", "device_seq": r.device_seq, "reason": r.reason, "message": r.message }),
+                output::keyed("refusal", r)?,
             ),
         }
     }
