@@ -11,7 +11,7 @@ use std::time::Duration;
 use arbiter_chess::pgn::check::{CheckError, GameReport, Summary, validate_games};
 use arbiter_chess::pgn::{
     Comment, Game, GameError, GameResult, Limits, PgnError, PgnMove, Reader, Skip, TokenKind, Visitor,
-    WriteError, WriteOptions, format_game, read_games, write_game,
+    WriteError, WriteOptions, format_game, format_game_with_comment, read_games, write_game,
 };
 use arbiter_chess::{Position, SanError};
 
@@ -695,6 +695,61 @@ fn writer_rejects_bad_input() {
         Err(WriteError::BadComment(2))
     ));
     assert!(out.is_empty(), "nothing is written for an invalid game");
+}
+
+#[test]
+fn writer_comment_before_the_first_move() {
+    let (start, moves) = replay(&["e4", "e5"]);
+    let pm: Vec<PgnMove> =
+        moves.iter().map(|&m| PgnMove::new(m).with_clock(Duration::from_secs(299))).collect();
+    let remark = "Article 6.7.1 (FIDE-6.7a): Black is at the board; Article 4.3.1 (FIDE-4.3a): \
+                  Touch-move binds White: the knight on g1 was touched and must be moved";
+    let options = WriteOptions::default();
+    let text =
+        format_game_with_comment(&[("Event", "x")], &start, Some(remark), &pm, GameResult::Unknown, options)
+            .unwrap();
+    let movetext = text.split("\n\n").nth(1).unwrap().replace('\n', " ");
+    assert!(movetext.starts_with("{Article 6.7.1 (FIDE-6.7a): Black is at the board;"), "{text}");
+    assert!(movetext.contains("moved} 1. e4 {[%clk 0:04:59]}"), "{text}");
+    assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+    // Read back: the game's comment, not the first move's.
+    let back = games(text.as_bytes());
+    assert_eq!(back[0].comments.len(), 1, "{text}");
+    assert_eq!(back[0].comments[0].split_whitespace().collect::<Vec<_>>().join(" "), remark);
+    assert!(back[0].moves[0].comments.iter().all(|c| !c.contains("FIDE")), "{text}");
+    assert_eq!(back[0].moves[0].clock, Some(Duration::from_secs(299)));
+    assert_eq!(sans(&back[0]), ["e4", "e5"]);
+    let (lines, summary) = check(text.as_bytes());
+    assert_eq!(summary.errors, 0, "{lines:?}");
+    // Black to move first: the comment, then the number with dots.
+    let start = Position::from_fen("4k3/8/8/8/8/8/4P3/4K3 b - - 0 40").unwrap();
+    let kd7 = start.parse_san("Kd7").unwrap();
+    let text = format_game_with_comment(
+        &[("Event", "x")],
+        &start,
+        Some("clock set"),
+        &[PgnMove::new(kd7)],
+        GameResult::Draw,
+        options,
+    )
+    .unwrap();
+    assert!(text.ends_with("\n\n{clock set} 40... Kd7 1/2-1/2\n\n"), "{text}");
+    // No moves: the comment before the result; none: as `format_game`.
+    let text =
+        format_game_with_comment(&[("Event", "x")], &start, Some("a b"), &[], GameResult::Unknown, options)
+            .unwrap();
+    assert!(text.ends_with("\n\n{a b} *\n\n"), "{text}");
+    assert_eq!(games(text.as_bytes())[0].comments.len(), 1);
+    let none = format_game_with_comment(&[("Event", "x")], &start, None, &[], GameResult::Unknown, options);
+    assert_eq!(
+        none.unwrap(),
+        format_game(&[("Event", "x")], &start, &[], GameResult::Unknown, options).unwrap()
+    );
+    // A closing brace cannot be written inside a comment.
+    assert!(matches!(
+        format_game_with_comment(&[("Event", "x")], &start, Some("a } b"), &[], GameResult::Unknown, options),
+        Err(WriteError::BadComment(0))
+    ));
 }
 
 #[test]

@@ -75,12 +75,18 @@ async fn online_game_to_checkmate_with_player_tokens() {
     assert_eq!(parsed.tag("Event"), Some("Test Open"));
     assert_eq!(parsed.tag("Termination"), Some("normal"), "{pgn}");
     assert!(parsed.tag("ArbiterTermination").is_some_and(|t| t.contains("FIDE-5.1.1")), "{pgn}");
-    // Every completed move has its clock: what the MOVE_COMPLETED ruling said.
+    // Every completed move has its clock: what the MOVE_COMPLETED ruling said,
+    // in whole seconds rounded down (H:MM:SS).
     for (i, event) in events[1..7].iter().enumerate() {
         let left: u64 = expect_ruling(event, "MOVE_COMPLETED").facts["remaining_ms"].parse().unwrap();
         let clk = parsed.moves[i].clock.unwrap_or_else(|| panic!("no [%clk] on move {i}: {pgn}"));
-        assert!(clk.abs_diff(Duration::from_millis(left)) < Duration::from_secs(1), "{clk:?} vs {left}");
+        assert_eq!(clk, Duration::from_secs(left / 1000), "move {i}: {pgn}");
     }
+    // The mate completed the last move without a press (6.2.1.1): its clock
+    // is White's as the game ended.
+    let white_left = game.clocks.as_ref().unwrap().white_remaining_ms;
+    let last = parsed.moves[6].clock.unwrap_or_else(|| panic!("no [%clk] on the mate: {pgn}"));
+    assert_eq!(last, Duration::from_secs(u64::try_from(white_left).unwrap() / 1000), "{pgn}");
     // The game-ending ruling is a comment.
     assert!(parsed.moves[6].comments.iter().any(|c| c.contains("FIDE-5.1.1")), "{pgn}");
     assert!(pgn.trim_end().ends_with("1-0"), "{pgn}");
@@ -172,10 +178,12 @@ async fn over_the_board_game_to_checkmate_make_and_press() {
     assert_eq!(parsed.tag("TimeControl"), Some("5400+30"), "{pgn}");
     // 90 minutes, the first increment given at the start (DEC-7), 30 s per
     // completed move, minus the few milliseconds used.
+    // The readings are whole seconds, rounded down.
     for (m, expected) in parsed.moves[..3].iter().zip([5460, 5460, 5490]) {
         let clk = m.clock.unwrap_or_else(|| panic!("no [%clk]: {pgn}"));
         let expected = Duration::from_secs(expected);
-        assert!(clk <= expected && clk > expected - Duration::from_secs(1), "{clk:?}: {pgn}");
+        assert!(clk <= expected && clk >= expected - Duration::from_secs(1), "{clk:?}: {pgn}");
+        assert_eq!(clk.subsec_nanos(), 0, "{clk:?}: {pgn}");
     }
     assert!(parsed.moves[3].comments.iter().any(|c| c.contains("FIDE-5.1.1")), "{pgn}");
     assert!(pgn.contains("[%clk"), "{pgn}");

@@ -66,7 +66,9 @@ async fn a_database_of_the_fourth_format_reads_back_identically() {
 /// it: they had no `termination` in a game's end, wrote the reason and the
 /// rule in the PGN `Termination` tag (now the standard value, with the
 /// reason in `ArbiterTermination`), and wrote no `WhiteFideId` and
-/// `BlackFideId` tags. Those are put back as they were, and nothing else.
+/// `BlackFideId` tags. Nor did they write PGN as other programs read it
+/// (issue 19, see [`old_pgn_comments`]). Those are put back as they were,
+/// and nothing else.
 fn before_standard_termination(v: Value) -> Value {
     match v {
         Value::Object(map) => Value::Object(
@@ -76,9 +78,67 @@ fn before_standard_termination(v: Value) -> Value {
                 .collect(),
         ),
         Value::Array(items) => Value::Array(items.into_iter().map(before_standard_termination).collect()),
-        Value::String(text) if text.starts_with("[Event ") => Value::String(old_pgn_tags(&text)),
+        Value::String(text) if text.starts_with("[Event ") => {
+            Value::String(old_pgn_tags(&old_pgn_comments(&text)))
+        }
         other => other,
     }
+}
+
+/// The comments of a one-line PGN text (see [`pgn_unwrapped`]) as releases
+/// before issue 19 wrote them:
+/// - what was ruled before the first move, now a comment before it, was the
+///   value of an `Annotator` tag after the others (`Arbiter; before the
+///   first move: ...`, with `'` for `"`);
+/// - a move refused by touch-move was not named: `White attempted d4:
+///   refused; ` before its ruling is taken out;
+/// - a reinstated position was `position before ply 3 reinstated`, now
+///   `the position after 2. c4 is reinstated; taken back: 2... e6 3. Nc3`
+///   (the corpora reinstate positions of games from the standard start only,
+///   where move `N.` is ply 2N-1 and `N...` ply 2N).
+fn old_pgn_comments(text: &str) -> String {
+    let mut out = text.to_owned();
+    // The refused moves.
+    for side in ["White attempted ", "Black attempted "] {
+        while let Some(start) = out.find(side) {
+            let end = out[start..].find(": refused; ").expect("a refused move's ruling") + start;
+            out.replace_range(start..end + ": refused; ".len(), "");
+        }
+    }
+    // The reinstated positions.
+    while let Some(start) =
+        out.find("the position after ").or_else(|| out.find("the starting position is reinstated"))
+    {
+        let ply = match out[start..].strip_prefix("the position after ") {
+            Some(label) => {
+                let dot = label.find('.').unwrap();
+                let number: usize = label[..dot].parse().unwrap();
+                if label[dot..].starts_with("...") { 2 * number } else { 2 * number - 1 }
+            }
+            None => 0,
+        };
+        let mut end = start + out[start..].find(" is reinstated").unwrap() + " is reinstated".len();
+        if let Some(list) = out[end..].strip_prefix("; taken back: ") {
+            // The list ends at the next ruling or at the comment's end.
+            end += "; taken back: ".len() + list.find([';', '}']).unwrap_or(list.len());
+        }
+        out.replace_range(start..end, &format!("position before ply {ply} reinstated"));
+    }
+    // What was ruled before the first move.
+    let mut movetext = 0;
+    while out[movetext..].starts_with('[') {
+        movetext += out[movetext..].find("\"] ").expect("a tag") + "\"] ".len();
+    }
+    if out[movetext..].starts_with('{') {
+        let end = movetext + out[movetext..].find('}').unwrap();
+        let comment = out[movetext + 1..end].replace('"', "'");
+        let rest = out[end + 1..].trim_start().to_owned();
+        out.replace_range(
+            movetext..,
+            &format!("[Annotator \"Arbiter; before the first move: {comment}\"] {rest}"),
+        );
+    }
+    out
 }
 
 /// The tags of a one-line PGN text (see [`pgn_unwrapped`]) as releases
@@ -188,14 +248,54 @@ fn as_first_release(v: Value) -> Value {
 /// `v` with every PGN text (a string that starts with `[Event `) written on
 /// one line: a comment that grew by its citations wraps its lines
 /// elsewhere, and the line breaks of PGN export text carry no meaning.
+/// Its `[%clk]` readings are in whole seconds, rounded down, as this build
+/// writes them (releases before issue 19 wrote the milliseconds: rounded
+/// down they must be this build's readings), and the last move's reading is
+/// left out: those releases gave none to a move that ended the game without
+/// a press (a mate, a dead position), which this build gives the clock as
+/// the game ended.
 fn pgn_unwrapped(v: Value) -> Value {
     match v {
         Value::Object(map) => Value::Object(map.into_iter().map(|(k, v)| (k, pgn_unwrapped(v))).collect()),
         Value::Array(items) => Value::Array(items.into_iter().map(pgn_unwrapped).collect()),
-        Value::String(text) if text.starts_with("[Event ") => {
-            Value::String(text.split_whitespace().collect::<Vec<_>>().join(" "))
-        }
+        Value::String(text) if text.starts_with("[Event ") => Value::String(without_last_clock(
+            &whole_second_clocks(&text.split_whitespace().collect::<Vec<_>>().join(" ")),
+        )),
         other => other,
+    }
+}
+
+/// `text` with every `[%clk 1:30:59.997]` written `[%clk 1:30:59]`.
+fn whole_second_clocks(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("[%clk ") {
+        let end = at + rest[at..].find(']').unwrap();
+        let reading = &rest[at..end];
+        out.push_str(&rest[..at]);
+        out.push_str(reading.split('.').next().unwrap());
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// One-line PGN `text` without the `[%clk]` of its last move: the comment
+/// just before the result, when it starts with one.
+fn without_last_clock(text: &str) -> String {
+    let Some(open) = text.rfind('{') else { return text.to_owned() };
+    let Some(close) = text[open..].find('}').map(|c| open + c) else { return text.to_owned() };
+    let after = text[close + 1..].trim();
+    let is_result = ["1-0", "0-1", "1/2-1/2", "*"].contains(&after);
+    let Some(clock) = text[open + 1..close].strip_prefix("[%clk ") else { return text.to_owned() };
+    if !is_result {
+        return text.to_owned();
+    }
+    let remark = clock[clock.find(']').unwrap() + 1..].trim();
+    if remark.is_empty() {
+        format!("{} {after}", text[..open].trim_end())
+    } else {
+        format!("{}{{{remark}}} {after}", &text[..open])
     }
 }
 
@@ -233,6 +333,45 @@ fn citations_are_cut_back_to_the_rule_id() {
     assert_eq!(without_articles("resignation (Article 5.1.2 (FIDE-5.1.2))"), "resignation (FIDE-5.1.2)");
     assert_eq!(without_articles("Guidelines III.4 (FIDE-III.4); OCR 5.3 (OCR-5.3)"), "FIDE-III.4; OCR-5.3");
     assert_eq!(without_articles("Article 9 (of the rules)"), "Article 9 (of the rules)");
+}
+
+#[test]
+fn pgn_of_this_build_is_put_back_as_earlier_releases_wrote_it() {
+    let tags = "[Event \"x\"] [Result \"1-0\"] [Termination \"normal\"] [ArbiterTermination \"resignation\"]";
+    let now = format!(
+        "{tags} {{Article 6.7.1 (FIDE-6.7a): Black is at the board}} 1. e4 {{[%clk 1:30:59] Article 4.3.1 \
+         (FIDE-4.3a): Touch-move binds White: the knight on g1 was touched; White attempted d4: refused; \
+         Article 4.3.1 (FIDE-4.3a): Touch-move binds White: the knight on g1 was touched}} 1... e5 {{[%clk \
+         1:30:59] Article 7.5.1 (FIDE-7.5.1): the position after 1. e4 is reinstated; taken back: 1... d5 2. \
+         Nf3; Article 6.10 (FIDE-6.10): Black's clock set to 1:00}} 2. d4 {{[%clk 1:31:29] Article 7.5.1 \
+         (FIDE-7.5.1): the starting position is reinstated}} 1-0"
+    );
+    let then = format!(
+        "{tags} [Annotator \"Arbiter; before the first move: Article 6.7.1 (FIDE-6.7a): Black is at the \
+         board\"] 1. e4 {{[%clk 1:30:59] Article 4.3.1 (FIDE-4.3a): Touch-move binds White: the knight on g1 \
+         was touched; Article 4.3.1 (FIDE-4.3a): Touch-move binds White: the knight on g1 was touched}} 1... \
+         e5 {{[%clk 1:30:59] Article 7.5.1 (FIDE-7.5.1): position before ply 1 reinstated; Article 6.10 \
+         (FIDE-6.10): Black's clock set to 1:00}} 2. d4 {{[%clk 1:31:29] Article 7.5.1 (FIDE-7.5.1): position \
+         before ply 0 reinstated}} 1-0"
+    );
+    assert_eq!(old_pgn_comments(&now), then);
+    // Without a comment before the first move, no Annotator.
+    let plain = "[Event \"x\"] [Result \"*\"] 1. e4 {[%clk 0:04:59]} *";
+    assert_eq!(old_pgn_comments(plain), plain);
+
+    // Clocks: whole seconds on both sides, the last move's left out.
+    let old =
+        "[Event \"x\"] 1. e4 {[%clk 1:30:59.997]} 1... e5 {[%clk 0:03:03.85] a} 2. Qh5 {[%clk 0:00:09]} 1-0";
+    let pgn = |text: &str| pgn_unwrapped(Value::String(text.to_owned())).as_str().unwrap().to_owned();
+    assert_eq!(pgn(old), "[Event \"x\"] 1. e4 {[%clk 1:30:59]} 1... e5 {[%clk 0:03:03] a} 2. Qh5 1-0");
+    let mate = "[Event \"x\"] 1. f3 {[%clk 0:03:03.9]} 1... e5 2. g4 {[%clk 0:03:05]} 2... Qh4# {[%clk 0:03:03] m} 0-1";
+    assert_eq!(
+        pgn(mate),
+        "[Event \"x\"] 1. f3 {[%clk 0:03:03]} 1... e5 2. g4 {[%clk 0:03:05]} 2... Qh4# {m} 0-1"
+    );
+    // A last move without a clock keeps the one before it.
+    let unclocked = "[Event \"x\"] 1. f3 {[%clk 0:03:03]} 1... e5 0-1";
+    assert_eq!(pgn(unclocked), unclocked);
 }
 
 /// Waits until every game of the database at `url` has a read model.

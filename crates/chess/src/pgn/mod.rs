@@ -42,5 +42,6 @@ pub use reader::{
     parse_clock,
 };
 pub use writer::{
-    PgnMove, SEVEN_TAG_ROSTER, WriteError, WriteOptions, format_game, write_game, write_game_with,
+    PgnMove, SEVEN_TAG_ROSTER, WriteError, WriteOptions, format_game, format_game_with_comment, write_game,
+    write_game_with,
 };

@@ -64,7 +64,9 @@ pub enum WriteError {
     BadTagName(String),
     #[error("the value of tag {0} contains a line break or control character")]
     BadTagValue(String),
-    #[error("the comment after ply {0} contains a closing brace")]
+    /// A comment with `}`: the ply it follows (0: the comment before the
+    /// first move).
+    #[error("the comment after ply {0} (0: before the first move) contains a closing brace")]
     BadComment(usize),
 }
 
@@ -132,6 +134,19 @@ impl Lines {
     }
 }
 
+/// Writes `words` as one `{...}` comment (nothing for no words).
+fn write_comment(lines: &mut Lines, mut words: Vec<String>) {
+    let n = words.len();
+    if n == 0 {
+        return;
+    }
+    words[0].insert(0, '{');
+    words[n - 1].push('}');
+    for w in &words {
+        lines.word(w);
+    }
+}
+
 /// Writes one game with the default [`WriteOptions`]: the Seven Tag Roster
 /// first, in order (`?` or `????.??.??` for those not given; `Result` always
 /// from `result`), then `Variant`/`SetUp`/`FEN` when `start` is not the
@@ -194,6 +209,40 @@ pub fn format_game<N: AsRef<str>, V: AsRef<str>>(
     result: GameResult,
     options: WriteOptions,
 ) -> Result<String, WriteError> {
+    format_game_with_comment(tags, start, None, moves, result, options)
+}
+
+/// [`format_game`] with `comment`, when given, written before the first
+/// move: the PGN place for a remark on the game as a whole or on what
+/// happened before its first move. Readers give it as the game's comment
+/// (python-chess's `Game.comment`, this crate's
+/// [`Game::comments`](super::Game::comments)). A game without moves has it
+/// before its result.
+///
+/// ```
+/// use arbiter_chess::Position;
+/// use arbiter_chess::pgn::{GameResult, PgnMove, WriteOptions, format_game_with_comment};
+///
+/// let pos = Position::startpos();
+/// let e4 = PgnMove::new(pos.parse_san("e4").unwrap());
+/// let remark = Some("Black is at the board");
+/// let options = WriteOptions::default();
+/// let text =
+///     format_game_with_comment(&[("Event", "x")], &pos, remark, &[e4], GameResult::Unknown, options).unwrap();
+/// assert!(text.ends_with("\n\n{Black is at the board} 1. e4 *\n\n"), "{text}");
+/// ```
+///
+/// # Errors
+/// As [`format_game`]; [`WriteError::BadComment`] with ply 0 for a
+/// `comment` that holds `}`.
+pub fn format_game_with_comment<N: AsRef<str>, V: AsRef<str>>(
+    tags: &[(N, V)],
+    start: &Position,
+    comment: Option<&str>,
+    moves: &[PgnMove],
+    result: GameResult,
+    options: WriteOptions,
+) -> Result<String, WriteError> {
     let mut s = String::with_capacity(512 + moves.len() * 12);
     let given = |name: &str| tags.iter().find(|(n, _)| n.as_ref() == name).map(|(_, v)| v.as_ref());
     for name in SEVEN_TAG_ROSTER {
@@ -226,6 +275,12 @@ pub fn format_game<N: AsRef<str>, V: AsRef<str>>(
     s.push('\n');
 
     let mut lines = Lines { out: s, width: options.line_width.max(1), col: 0 };
+    if let Some(c) = comment {
+        if c.contains('}') {
+            return Err(WriteError::BadComment(0));
+        }
+        write_comment(&mut lines, c.split_whitespace().map(str::to_owned).collect());
+    }
     let mut pos = *start;
     let mut need_number = true;
     for (i, pm) in moves.iter().enumerate() {
@@ -264,12 +319,7 @@ pub fn format_game<N: AsRef<str>, V: AsRef<str>>(
             words.extend(c.split_whitespace().map(str::to_owned));
         }
         if !words.is_empty() {
-            let n = words.len();
-            words[0].insert(0, '{');
-            words[n - 1].push('}');
-            for w in &words {
-                lines.word(w);
-            }
+            write_comment(&mut lines, words);
             need_number = true;
         }
     }

@@ -386,12 +386,10 @@ async fn key_command(args: &ServeArgs, command: KeyCommand) -> anyhow::Result<()
     Ok(())
 }
 
-/// Unix milliseconds as `YYYY-MM-DDTHH:MM:SSZ`.
+/// Unix milliseconds as `YYYY-MM-DDTHH:MM:SSZ` (RFC 3339, whole seconds,
+/// by prost-types).
 fn utc(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let rest = secs.rem_euclid(86_400);
-    let (year, month, day) = arbiter_server::pgn::civil_date(secs);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rest / 3600, rest / 60 % 60, rest % 60)
+    prost_types::Timestamp { seconds: ms.div_euclid(1000), nanos: 0 }.to_string()
 }
 
 /// The role tokens of the configuration, from the environment, a file or

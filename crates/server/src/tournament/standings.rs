@@ -88,9 +88,10 @@ fn date(text: &str) -> Option<(u16, u8, u8)> {
 /// The day the event's rules are taken from: its start date, or the UTC day
 /// of `now_wall_ms` without one.
 fn event_day(start_date: &str, now_wall_ms: i64) -> (u16, u8, u8) {
-    date(start_date).unwrap_or_else(|| {
-        let (y, m, d) = crate::pgn::civil_date(now_wall_ms.div_euclid(1000));
-        (u16::try_from(y).unwrap_or(u16::MAX), u8::try_from(m).unwrap_or(1), u8::try_from(d).unwrap_or(1))
+    date(start_date).unwrap_or_else(|| match crate::pgn::utc_date(now_wall_ms.div_euclid(1000)) {
+        Some((y, m, d)) => (u16::try_from(y).unwrap_or(u16::MAX), m, d),
+        // Not a date prost-types writes: the latest edition's rules.
+        None => (u16::MAX, 1, 1),
     })
 }
 
