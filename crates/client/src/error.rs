@@ -303,6 +303,8 @@ pub mod exit {
                           ALREADY_EXISTS, DEADLINE_EXCEEDED): retrying may help";
         INVALID_DATA = 6: "`pgn check`: at least one game is invalid";
         OTHER = 7: "anything else (INTERNAL, UNKNOWN)";
+        INTERRUPTED = 130: "interrupted by Ctrl-C (SIGINT; the shell's 128 + 2): how `game watch` and \
+                            `game list --watch` are ended before the game is";
     }
 }
 
@@ -520,9 +522,9 @@ mod tests {
     #[test]
     fn the_exit_code_table_agrees_with_the_mapping() {
         let numbers: Vec<u8> = exit::ALL.iter().map(|&(n, _)| n).collect();
-        assert_eq!(numbers, (0..=7).collect::<Vec<u8>>());
+        assert_eq!(numbers, (0..=7).chain([130]).collect::<Vec<u8>>());
         assert_eq!([exit::OK, exit::USAGE, exit::INVALID, exit::REFUSED, exit::AUTH], [0, 1, 2, 3, 4]);
-        assert_eq!([exit::UNAVAILABLE, exit::INVALID_DATA, exit::OTHER], [5, 6, 7]);
+        assert_eq!([exit::UNAVAILABLE, exit::INVALID_DATA, exit::OTHER, exit::INTERRUPTED], [5, 6, 7, 130]);
         // A gRPC code a meaning names gives that exit code.
         for code in (0..=16).map(Code::from_i32) {
             let name = code_name(code);

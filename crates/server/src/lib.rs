@@ -28,6 +28,7 @@ pub mod table;
 mod telemetry;
 pub mod throttle;
 pub mod tournament;
+pub mod traces;
 pub mod view;
 
 use std::future::Future;
@@ -92,6 +93,10 @@ pub struct Config {
     /// How often the rounds of events with a broadcast push URL are pushed
     /// (when their PGN changed).
     pub broadcast_push_interval: Duration,
+    /// A span per gRPC request, named by its method and joined to the
+    /// caller's W3C trace context ([`traces::request_span`]), for an
+    /// OpenTelemetry export (`arbiterd --otlp-endpoint`).
+    pub trace_requests: bool,
 }
 
 /// Where the service answers.
@@ -134,6 +139,7 @@ impl Config {
             idle_connection_timeout: DEFAULT_IDLE_CONNECTION_TIMEOUT,
             http_max_connections: 256,
             broadcast_push_interval: Duration::from_secs(10),
+            trace_requests: false,
         }
     }
 }
@@ -605,6 +611,9 @@ pub async fn serve(
         // After the preface, a peer that stops answering PINGs is dropped.
         .http2_keepalive_interval(Some(config.http2_keepalive_interval))
         .http2_keepalive_timeout(Some(config.http2_keepalive_timeout));
+    if config.trace_requests {
+        builder = builder.trace_fn(traces::request_span);
+    }
     let signal = {
         let health = health.clone();
         let stop = stop.clone();

@@ -105,6 +105,8 @@ impl Arbiter {
             "grpc_service" => SERVICE, "grpc_method" => name, "grpc_type" => kind
         )
         .increment(1);
+        // The request's span, when traces are exported (crate::traces).
+        let request_span = tracing::Span::current();
         // Every log line of the call carries the method, and the game and
         // request id once they are known (as JSON fields with
         // `--log-format json`).
@@ -121,6 +123,10 @@ impl Arbiter {
             Ok(_) => "OK",
             Err(e) => code_name(e.code()),
         };
+        crate::traces::record_status(
+            &request_span,
+            result.as_ref().map_or_else(|e| e.code(), |_| tonic::Code::Ok),
+        );
         metrics::counter!(
             "grpc_server_handled_total",
             "grpc_service" => SERVICE, "grpc_method" => name, "grpc_type" => kind, "grpc_code" => code

@@ -20,6 +20,7 @@ mod keys;
 mod logs;
 mod metrics;
 mod otb;
+mod otlp;
 mod pgn_readers;
 mod python_client;
 mod quota;

@@ -64,6 +64,13 @@ struct ServeArgs {
     /// Log format.
     #[arg(long, env = "ARBITER_LOG_FORMAT", value_enum, default_value_t = LogFormat::Pretty, global = true)]
     log_format: LogFormat,
+    /// Export traces over OTLP/gRPC to this collector (e.g.
+    /// `http://127.0.0.1:4317`): a span per gRPC request named by its method
+    /// (`arbiter.v1.ArbiterService/MakeMove`), a child of the caller's W3C
+    /// `traceparent`. Off when not given. The batching follows the standard
+    /// `OTEL_BSP_*` variables.
+    #[arg(long, env = "ARBITER_OTLP_ENDPOINT", value_name = "URL", global = true)]
+    otlp_endpoint: Option<String>,
     /// A token with the arbiter role, kept in memory. Prefer the
     /// environment or --arbiter-token-file: a command-line value shows in
     /// `ps`.
@@ -241,17 +248,19 @@ enum LogFormat {
 
 /// Logs go to standard error (standard output carries the addresses and
 /// the answers of the subcommands), coloured only on a terminal.
-fn init_logging(format: LogFormat) {
+fn init_logging(format: LogFormat, tracer: Option<opentelemetry_sdk::trace::SdkTracer>) {
     use std::io::IsTerminal;
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal());
+    let ansi = std::io::stderr().is_terminal();
+    let traces = tracer.map(|t| tracing_opentelemetry::layer().with_tracer(t));
+    let registry = tracing_subscriber::registry().with(filter).with(traces);
+    let logs = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(ansi);
     match format {
-        LogFormat::Pretty => builder.init(),
-        LogFormat::Json => builder.json().init(),
+        LogFormat::Pretty => registry.with(logs).init(),
+        LogFormat::Json => registry.with(logs.json()).init(),
     }
 }
 
@@ -283,12 +292,28 @@ async fn main() -> anyhow::Result<()> {
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches)?;
     let args = cli.serve;
-    init_logging(args.log_format);
-    match cli.command {
+    let serving = matches!(cli.command, Some(Command::Serve) | None);
+    let export = match (&args.otlp_endpoint, serving) {
+        (Some(endpoint), true) => Some(
+            arbiter_server::traces::export(endpoint)
+                .with_context(|| format!("cannot export traces to {endpoint}"))?,
+        ),
+        _ => None,
+    };
+    let provider = export.as_ref().map(|e| e.provider.clone());
+    init_logging(args.log_format, export.map(|e| e.tracer));
+    let outcome = match cli.command {
         Some(Command::Token { command }) => token_command(&args, command).await,
         Some(Command::Key { command }) => key_command(&args, command).await,
         Some(Command::Serve) | None => serve(args, &matches).await,
+    };
+    // The spans still in the batch go out before the process ends.
+    if let Some(provider) = provider
+        && let Err(e) = provider.shutdown()
+    {
+        tracing::warn!(error = %e, "the last spans could not be exported");
     }
+    outcome
 }
 
 async fn token_command(args: &ServeArgs, command: TokenCommand) -> anyhow::Result<()> {
@@ -444,6 +469,7 @@ async fn serve(args: ServeArgs, matches: &clap::ArgMatches) -> anyhow::Result<()
         "--broadcast-push-interval must be longer than 0"
     );
     config.broadcast_push_interval = args.broadcast_push_interval;
+    config.trace_requests = args.otlp_endpoint.is_some();
     anyhow::ensure!(
         args.create_rate.is_finite() && args.create_rate > 0.0,
         "--create-rate must be a positive number of calls a second"
@@ -508,6 +534,9 @@ async fn serve(args: ServeArgs, matches: &clap::ArgMatches) -> anyhow::Result<()
     let scheme = if config.tls.is_some() { "https" } else { "http" };
     println!("arbiterd listening on {scheme}://{}", listener.local_addr()?);
     println!("data: {}", database_shown(&args.database_url));
+    if let Some(endpoint) = &args.otlp_endpoint {
+        println!("traces: OTLP to {endpoint}");
+    }
     println!("tokens: {token_help}");
     if args.metrics_listen != "off" {
         let metrics = tokio::net::TcpListener::bind(&args.metrics_listen)
