@@ -722,3 +722,140 @@ async fn conventions_users_already_know() {
     assert!(help.contains("Exit codes:") && help.contains("  4 "), "{help}");
     server.stop().await;
 }
+
+/// `text` with what changes from run to run replaced: RFC 3339 times by
+/// `<time>`, the player tokens of `game create` by `<token>`, and `url`
+/// by `<url>`.
+fn normalized(text: &str, url: &str) -> String {
+    let text = text.replace(url, "<url>");
+    let mut out = String::new();
+    let mut rest = text.as_str();
+    // A time: `2026-12-05T01:51:01.140Z` or without the fraction.
+    let is_time = |s: &str| {
+        let b = s.as_bytes();
+        b.len() >= 20
+            && b[..4].iter().all(u8::is_ascii_digit)
+            && b[4] == b'-'
+            && b[7] == b'-'
+            && b[10] == b'T'
+            && b[13] == b':'
+            && b[16] == b':'
+    };
+    while let Some(c) = rest.chars().next() {
+        if is_time(rest) {
+            let end = rest.find('Z').map_or(rest.len(), |z| z + 1);
+            out.push_str("<time>");
+            rest = &rest[end..];
+        } else if rest.starts_with("arbp_") {
+            let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')).unwrap_or(rest.len());
+            out.push_str("<token>");
+            rest = &rest[end..];
+        } else {
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    out
+}
+
+/// The CLI's output, whole, for the formats users script against and read:
+/// compared with `crates/cli/tests/snapshots/*.txt` (times, tokens and the
+/// address replaced). `ARBITER_BLESS=1 cargo test -p arbiter-cli --test
+/// live snapshots` writes them again after a deliberate change.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn output_snapshots() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(&database(&dir)).await;
+    let url = server.url();
+    let run = |token: &'static str, args: Vec<&'static str>| {
+        let url = url.clone();
+        tokio::task::spawn_blocking(move || cli(&url, token, &args))
+    };
+    // Pending games: nothing in them changes between two runs but times.
+    for args in [
+        vec![
+            "game",
+            "create",
+            "--id",
+            "snap-1",
+            "--white",
+            "王皓",
+            "--black",
+            "Ding Liren",
+            "--tc",
+            "90+30",
+            "--event",
+            "Snap",
+            "--round",
+            "1",
+        ],
+        vec![
+            "game",
+            "create",
+            "--id",
+            "snap-2",
+            "--white",
+            "Carlsen, M.",
+            "--black",
+            "丁立人",
+            "--tc",
+            "5+3",
+            "--event",
+            "Snap",
+            "--round",
+            "1",
+            "--mode",
+            "online",
+        ],
+    ] {
+        ok(&run(ARBITER_TOKEN, args).await.unwrap());
+    }
+    let mut cases: Vec<(&str, String)> = Vec::new();
+    for (name, args) in [
+        ("game-list.txt", vec!["game", "list", "--event", "Snap"]),
+        ("game-list-wide.txt", vec!["game", "list", "--event", "Snap", "-o", "wide"]),
+        ("game-list.json", vec!["game", "list", "--event", "Snap", "-o", "json"]),
+        ("game-show.yaml", vec!["game", "show", "snap-2", "-o", "yaml"]),
+        ("game-show.txt", vec!["game", "show", "snap-1", "--ascii"]),
+    ] {
+        cases.push((name, normalized(&ok(&run(VIEWER_TOKEN, args).await.unwrap()), &url)));
+    }
+    let created = ok(&run(
+        ARBITER_TOKEN,
+        vec!["game", "create", "--id", "snap-3", "--white", "A", "--black", "B", "--tc", "3+2", "-o", "yaml"],
+    )
+    .await
+    .unwrap());
+    cases.push(("game-create.yaml", normalized(&created, &url)));
+    let refused =
+        run(ARBITER_TOKEN, vec!["-o", "json", "accept-draw", "snap-3", "--color", "black"]).await.unwrap();
+    cases.push((
+        "error.json",
+        format!("exit {}\n{}", refused.status.code().unwrap_or(-1), String::from_utf8_lossy(&refused.stderr)),
+    ));
+    let help = cli(&url, ARBITER_TOKEN, &["clock", "pause", "--help"]);
+    cases.push(("help-clock-pause.txt", normalized(&ok(&help), &url)));
+    server.stop().await;
+
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");
+    let bless = std::env::var_os("ARBITER_BLESS").is_some();
+    let mut differ = Vec::new();
+    for (name, text) in &cases {
+        let path = folder.join(name);
+        if bless {
+            std::fs::create_dir_all(&folder).unwrap();
+            std::fs::write(&path, text).unwrap();
+            continue;
+        }
+        let expected = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e} (ARBITER_BLESS=1 writes it)", path.display()));
+        if &expected != text {
+            differ.push(format!("--- {name} expected\n{expected}\n--- {name} got\n{text}"));
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "CLI output changed (ARBITER_BLESS=1 after a deliberate change):\n{}",
+        differ.join("\n")
+    );
+}
