@@ -1359,6 +1359,29 @@ mod tests {
         assert!(table.contains("\n     a file that cannot be read, a bad FEN)\n"), "{table}");
     }
 
+    #[test]
+    fn every_command_has_examples_and_exit_codes() {
+        fn leaves(cmd: &clap::Command, path: String, out: &mut Vec<(String, String)>) {
+            let subs: Vec<&clap::Command> = cmd.get_subcommands().collect();
+            if subs.is_empty() {
+                out.push((path.clone(), cmd.get_after_help().map(ToString::to_string).unwrap_or_default()));
+            }
+            for sub in subs {
+                leaves(sub, format!("{path} {}", sub.get_name()), out);
+            }
+        }
+        let mut all = Vec::new();
+        leaves(&command(), "arbiter".into(), &mut all);
+        assert!(all.len() > 40, "{}", all.len());
+        for (path, after) in &all {
+            assert!(after.contains("Example"), "`{path} --help` has no example");
+            assert!(
+                after.contains("Exit code") || after.contains("Exit 3"),
+                "`{path} --help` has no exit codes"
+            );
+        }
+    }
+
     fn create_tc(tc: &str) -> Result<TimeControlArg, clap::Error> {
         let cli =
             Cli::try_parse_from(["arbiter", "game", "create", "--white", "A", "--black", "B", "--tc", tc])?;
