@@ -11,9 +11,10 @@
 //! such as `WB` or `--` from the D3-Chess test vectors is skipped too) it
 //! prints `white:ANSWER black:ANSWER` per position (not with `--quiet`), then
 //! `positions N, seconds S`. `--stats` adds the average, maximum and
-//! percentile times per query and the count of each answer (this is the
-//! benchmark: `--batch lichess-30K-games.txt --stats --quiet`, both sides
-//! of every position; `--budget 0` is the quick mode). With `--stats` every
+//! percentile times per query and the count of each answer (`--budget 0` is
+//! the quick mode; the benchmark of `can_mate` is `cargo bench -p
+//! arbiter-chess --bench can_mate`, which reads this mode's output as a
+//! reference). With `--stats` every
 //! query is then timed three more times and the average and maximum of each
 //! query's fastest run are printed too: on a shared machine the plain
 //! maximum is mostly scheduler noise (only sensible with small budgets).

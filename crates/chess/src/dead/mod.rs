@@ -15,6 +15,9 @@
 //!
 //! The approach follows the published "Chess Unwinnability Analyzer" of
 //! M. Ambrona (D3-Chess / chasolver); the code here is written from scratch.
+//! [`can_mate`] answers within a few milliseconds, since a flag ruling
+//! waits for it; [`can_mate_with_budget`] with [`THOROUGH_BUDGET`] is the
+//! slower analysis an arbiter's review of an unknown answer can use.
 //!
 //! 1. **Forced moves.** While the side to move has exactly one legal move it
 //!    is played; a forced line that repeats a position can never mate, and one
@@ -23,18 +26,28 @@
 //! 2. **Material** ([`has_insufficient_material`]): exact rules for piece-only
 //!    endings (bare king; K+N against queens only; same-coloured bishops with
 //!    no pawn, knight or other-coloured bishop on the board).
-//! 3. **Narrow witness search.** First a greedy line: at each node
-//!    only the best move by heuristics (the winner's pieces approach the
-//!    loser's king and attack its neighbourhood, the loser's pieces stay next
-//!    to their king and avoid captures, the loser's king walks towards the
-//!    winner's pieces), with a mate-in-one test at each winner node that only
-//!    plays moves able to give check; up to 8 winner moves deep, 16 nodes if
-//!    the winner has a queen, 8 with rooks, none with minor pieces only (10
-//!    outside the quick mode).
-//!    Outside the quick mode, a wider search follows (the best 4 or 3 moves,
-//!    up to three winner moves deep by iterative deepening, 160 nodes).
-//!    Ordinary middlegame positions get their witness here.
-//! 4. **Semi-static analysis** of blocked pawn structures: which pawns can
+//! 3. **Lean depth-shaped search** (the search of step 7 without the
+//!    semi-static analysis, made lean: no position at the depth limit is
+//!    expanded, its moves are ordered on one stack shared by all nodes, and
+//!    its transposition table is one per thread, kept from call to call and
+//!    cleared by epochs), for at most `FAST_FIRST_NODES` nodes. Nine
+//!    queries in ten of the lichess sample get their witness here.
+//! 4. **A plan** (module `plan`): the textbook helpmates of the endings
+//!    where searches grow long, played greedily move by move with a
+//!    mate-in-one test before every move of the winner: without a queen or
+//!    rook, the winner's pawn with the shortest way promotes (its king first
+//!    takes the loser's pawns on that way); then the loser's king walks to an
+//!    edge square, the winner's king to the square two steps in front of it,
+//!    and a queen or rook checks along the edge.
+//! 5. **Narrow witness search**: the best 4 or 3 moves by heuristics (the
+//!    winner's pieces approach the loser's king and attack its
+//!    neighbourhood, the loser's pieces stay next to their king and avoid
+//!    captures, the loser's king walks towards the edge), up to three winner
+//!    moves deep by iterative deepening, 160 nodes. (The quick mode, a budget
+//!    of 0, only runs its greedy line: the best move of each side at every
+//!    node, up to 8 winner moves deep, 16 nodes if the winner has a queen, 8
+//!    with rooks, none with minor pieces only.)
+//! 6. **Semi-static analysis** of blocked pawn structures: which pawns can
 //!    never move, and which squares every other piece can ever reach; if no
 //!    winner piece can ever attack a square the loser's king can reach (or only
 //!    same-coloured bishops can, and the flight squares of the other colour
@@ -48,8 +61,10 @@
 //!    "tempo" rule); castling rights are harmless when a frozen piece stands
 //!    between king and rook. Outside the quick mode it is also tried one
 //!    ply deeper: if after every legal move (and the forced replies) the
-//!    position is proved dead, so is this one.
-//! 5. **Depth-shaped search** with iterative deepening and a transposition
+//!    position is proved dead, so is this one. Then the lean search of
+//!    step 3 runs again, on half of the budget, pruned by this analysis
+//!    after every pawn move and capture.
+//! 7. **Depth-shaped search** with iterative deepening and a transposition
 //!    table, on a tenth of the budget (half of it when only a promotion of
 //!    the loser can give the winner a mate). The depth cost of a move follows
 //!    D3-Chess: a mating corner is chosen on the loser's back rank (its
@@ -67,12 +82,38 @@
 //!    seen every reachable position, so "no mate found" is then a proof;
 //!    inside the search, the material rules and the semi-static analysis
 //!    close branches that provably cannot mate.
-//! 6. **Exhaustive search** on the whole budget: every reachable position is
+//! 8. **Exhaustive search** on the whole budget: every reachable position is
 //!    expanded once (a set of the positions seen, no depth limit, an explicit
 //!    stack), pruned by the material rules and the semi-static analysis. It
 //!    settles most positions whose reachable set is small (locked pawn
 //!    structures, few pieces) either way: a mate is found, or it has walked
 //!    the whole set and no mate exists. Its witnesses can be long.
+//!
+//! Steps 3 to 5 only ever return witnesses (legal moves ending in mate); a
+//! "cannot mate" comes from steps 1, 2, 6, 8 or a search of step 3 or 7 that
+//! was cut nowhere.
+//!
+//! # Cost
+//!
+//! `cargo bench -p arbiter-chess --bench can_mate` measures [`can_mate`]
+//! over the final positions of 30,000 lichess games (both sides of each) and
+//! the D3-Chess test vectors; the README lists its figures. Most queries
+//! end in step 3; the slowest run through every step on the whole
+//! [`DEFAULT_BUDGET`].
+//!
+//! Where the time goes (profile of the former default, 178 µs per query on
+//! average): half of the queries reached the depth-shaped search of step 7,
+//! at 260 µs each, mostly spent on the semi-static analysis after every
+//! pawn move and capture, one allocation and sort per node and a move list
+//! generated for every position at the depth limit; 58 queries reached the
+//! exhaustive search (49 ms each on average, 0.3 s at most) and 8 spent the
+//! whole budget. Now a witness costs its search's nodes, some 25 on average
+//! at about 0.4 µs each (legal moves, a mate-in-one test and a cost and score
+//! for every move); the helpmates found are mostly short tactical ones, but a
+//! search guided by costs still walks some wrong lines first. A quicker
+//! answer would need the mating pattern to be found before any search (the
+//! 4.5 µs of the D3-Chess quick mode only prove that no mate exists; they
+//! find no witness).
 //!
 //! # Unknown answers (DEC-4)
 //!
@@ -84,26 +125,47 @@
 
 mod blocked;
 mod material;
+mod plan;
 mod search;
 
 pub use material::has_insufficient_material;
 
 use crate::position::Position;
 use crate::types::{Color, Move};
-use search::{Outcome, Searcher};
+use search::{FastTable, Outcome, Searcher};
 
-/// The node budget of [`can_mate`]: a definite answer for every query of the
-/// D3-Chess test vectors that D3-Chess itself decides (2 of its 3,606 queries
-/// stay unknown, both on D3-Chess's own undetermined list; at 200,000 nodes
-/// a Black helpmate through a pawn structure was still missed). The cost over
-/// those vectors, release build, one core of the 2-core development machine:
-/// 5.5 ms per query on average and 0.41 s in the worst case (a position that
-/// spends the whole budget), using up to some tens of
-/// megabytes while it runs. The rules engine calls it only when a game is
-/// lost by a flag, a resignation, a second illegal move or a missed
-/// reconnection (the draw exception), never per move (that is
-/// [`is_dead_quick`]).
-pub const DEFAULT_BUDGET: u64 = 400_000;
+/// The node budget of [`can_mate`], the analysis a flag ruling (6.9), a
+/// resignation or any other end with the draw exception waits for: chosen so
+/// that no position of the lichess sample takes more than a few
+/// milliseconds (3.5 ms at most on the 2-core development machine; the
+/// exhaustive search of step 8 on the whole budget is the slowest part). It
+/// decides every query of that sample that the former default of
+/// [`THOROUGH_BUDGET`] decided but 7 (helpmates of 30 to 100 plies through
+/// promotions), all of which [`THOROUGH_BUDGET`] still decides; on the
+/// D3-Chess test vectors, positions built to be hard, about one query in
+/// twelve comes back unknown (for the arbiter to review, DEC-4). The rules
+/// engine calls it only when a game is lost by a flag, a resignation, a
+/// second illegal move or a missed reconnection (the draw exception), never
+/// per move (that is [`is_dead_quick`]).
+pub const DEFAULT_BUDGET: u64 = 2_500;
+
+/// The budget for a thorough analysis, where waiting is acceptable (an
+/// arbiter reviewing an unknown answer, the test vectors): a definite
+/// answer for every query of the D3-Chess test vectors that D3-Chess itself
+/// decides (2 of its 3,606 queries stay unknown, both on D3-Chess's own
+/// undetermined list). It was the default before issue 18: 5.5 ms per query
+/// on average over those vectors and 0.41 s in the worst case (a position
+/// that spends the whole budget), using up to some tens of megabytes while
+/// it runs.
+pub const THOROUGH_BUDGET: u64 = 400_000;
+
+/// The first steps (see the module docs): the lean depth-shaped search first
+/// gets `FAST_FIRST_NODES` nodes (or the budget, if smaller), a plan at most
+/// `PLAN_PLIES` plies, and after the narrow search and the semi-static
+/// analysis the lean search gets a `FAST_MORE_SHARE`-th of the budget.
+const FAST_FIRST_NODES: u64 = 200;
+const PLAN_PLIES: usize = 60;
+const FAST_MORE_SHARE: u64 = 2;
 
 /// The narrow witness search: first a greedy line (the best move of each
 /// side at every node) up to `GREEDY_MOVES` winner moves deep within
@@ -111,8 +173,6 @@ pub const DEFAULT_BUDGET: u64 = 400_000;
 /// mode, a wider search by iterative deepening up to three winner moves
 /// within `QUICK_NODES` nodes.
 const QUICK_NODES: u64 = 160;
-/// Greedy nodes outside the quick mode, whatever the material.
-const GREEDY_MIN_NODES: u64 = 10;
 const GREEDY_MOVES: u32 = 8;
 
 /// Whether a side can still checkmate, with the evidence.
@@ -187,8 +247,11 @@ pub fn can_mate(pos: &Position, side: Color) -> Mateability {
 }
 
 /// As [`can_mate`] with an explicit budget of search nodes (positions whose
-/// moves are all generated): the depth-shaped search may expand a tenth of
-/// it, then the exhaustive search the whole of it. A larger budget turns more
+/// moves are all generated): after the first steps (a few hundred nodes at
+/// most), the lean search may expand half of it, the depth-shaped search a
+/// tenth of it, then the exhaustive search the whole of it, so the worst
+/// case grows with the budget (see [`DEFAULT_BUDGET`] and
+/// [`THOROUGH_BUDGET`]). A larger budget turns more
 /// [`Mateability::Unknown`] answers into definite ones; a definite answer is
 /// right whatever the budget. Memory grows with the budget (the exhaustive
 /// search keeps a set of the positions it has seen, and its current line of
@@ -230,57 +293,104 @@ pub fn can_mate_with_budget(pos: &Position, side: Color, budget: u64) -> Mateabi
     if has_insufficient_material(&pos, side) {
         return Mateability::CannotMate;
     }
-    // The depth-shaped search gets a tenth of the budget: it finds the
-    // helpmates of positions with much material; the exhaustive search
-    // gets the whole budget again and settles the smaller reachable sets.
+    if budget == 0 {
+        return quick_mode(&pos, side, prefix);
+    }
+    // 3. The lean depth-shaped search.
+    let fast =
+        |searcher: &mut Searcher, limit: u64| with_fast_table(|tt| searcher.fast_search(&pos, limit, tt));
+    let mut searcher = Searcher::new(side, 0);
+    searcher.line = prefix.clone();
+    match fast(&mut searcher, FAST_FIRST_NODES.min(budget)) {
+        Outcome::Mate => return Mateability::CanMate(searcher.line),
+        Outcome::NoMate => return Mateability::CannotMate,
+        Outcome::OutOfBudget => {}
+    }
+    // 4. A plan.
+    let mut plan_nodes = 0;
+    if let Some(line) = plan::plan_witness(&pos, side, PLAN_PLIES, &mut plan_nodes) {
+        let mut witness = prefix;
+        witness.extend(line);
+        return Mateability::CanMate(witness);
+    }
+    // 5. The narrow search.
+    let mut searcher = Searcher::new(side, 0);
+    searcher.line = prefix.clone();
+    if searcher.quick_witness(&pos, 3, QUICK_NODES, (4, 3), true) {
+        return Mateability::CanMate(searcher.line);
+    }
+    // 6. Blocked structures, here or after every move; then the lean
+    // search again, pruned by the same analysis.
+    if blocked::blocked_cannot_mate(&pos, side) {
+        return Mateability::CannotMate;
+    }
+    match blocked_after_every_move(&pos, side) {
+        Some(Ok(())) => return Mateability::CannotMate,
+        Some(Err(line)) => {
+            let mut witness = prefix;
+            witness.extend(line);
+            return Mateability::CanMate(witness);
+        }
+        None => {}
+    }
+    let mut searcher = Searcher::new(side, 0);
+    searcher.line = prefix.clone();
+    searcher.statics = true;
+    match fast(&mut searcher, budget / FAST_MORE_SHARE) {
+        Outcome::Mate => return Mateability::CanMate(searcher.line),
+        Outcome::NoMate => return Mateability::CannotMate,
+        Outcome::OutOfBudget => {}
+    }
+    // 7. The full search: a tenth of the budget (half of it when only a
+    // promotion of the loser can give the winner a mate, where the
+    // reachable set is too large to walk but the depth-shaped search knows
+    // what to look for).
     let mut searcher = Searcher::new(side, budget / 10);
-    // When only a promotion of the loser can give the winner a mate (K+N
-    // against pawns, say), the reachable set is too large to walk but the
-    // depth-shaped search knows what to look for: give it half the budget.
     if searcher.need_loser_promotion(&pos) {
         searcher = Searcher::new(side, budget / 2);
     }
     searcher.line = prefix;
-    // 3. A quick witness.
-    let greedy_nodes = greedy_nodes(&pos, side);
-    let found = if budget == 0 {
-        greedy_nodes > 0 && searcher.quick_witness(&pos, GREEDY_MOVES, greedy_nodes, (1, 1), false)
-    } else {
-        searcher.quick_witness(&pos, GREEDY_MOVES, GREEDY_MIN_NODES.max(greedy_nodes), (1, 1), false)
-            || searcher.quick_witness(&pos, 3, QUICK_NODES, (4, 3), true)
-    };
-    if found {
-        return Mateability::CanMate(searcher.line);
-    }
-    // 4. Blocked structures, here or after every move.
-    if blocked::blocked_cannot_mate(&pos, side) {
-        return Mateability::CannotMate;
-    }
-    if budget > 0 {
-        match blocked_after_every_move(&pos, side) {
-            Some(Ok(())) => return Mateability::CannotMate,
-            Some(Err(line)) => {
-                searcher.line.extend(line);
-                return Mateability::CanMate(searcher.line);
-            }
-            None => {}
-        }
-    }
-    if budget == 0 {
-        return Mateability::Unknown;
-    }
-    // 5. The full search.
     match searcher.full_search(&pos, 1) {
         Outcome::Mate => return Mateability::CanMate(searcher.line),
         Outcome::NoMate => return Mateability::CannotMate,
         Outcome::OutOfBudget => {}
     }
-    // 6. Small reachable sets: the exhaustive search.
+    // 8. Small reachable sets: the exhaustive search.
     match searcher.exhaustive(&pos, budget) {
         Outcome::Mate => Mateability::CanMate(searcher.line),
         Outcome::NoMate => Mateability::CannotMate,
         Outcome::OutOfBudget => Mateability::Unknown,
     }
+}
+
+/// The quick mode (a budget of 0) after the forced moves and the material
+/// rules: the greedy witness line and the semi-static analysis at the root.
+fn quick_mode(pos: &Position, side: Color, prefix: Vec<Move>) -> Mateability {
+    let mut searcher = Searcher::new(side, 0);
+    searcher.line = prefix;
+    let greedy_nodes = greedy_nodes(pos, side);
+    if greedy_nodes > 0 && searcher.quick_witness(pos, GREEDY_MOVES, greedy_nodes, (1, 1), false) {
+        return Mateability::CanMate(searcher.line);
+    }
+    if blocked::blocked_cannot_mate(pos, side) {
+        return Mateability::CannotMate;
+    }
+    Mateability::Unknown
+}
+
+/// Runs `f` with this thread's table of the fast search (256 KiB, made on
+/// first use and kept, so that a query neither allocates nor clears one);
+/// with a new table if the thread's is not available (in use, or the thread
+/// ending).
+fn with_fast_table<T>(mut f: impl FnMut(&mut FastTable) -> T) -> T {
+    thread_local! {
+        static TABLE: std::cell::RefCell<FastTable> = std::cell::RefCell::new(FastTable::new());
+    }
+    TABLE
+        .try_with(|cell| cell.try_borrow_mut().ok().map(|mut table| f(&mut table)))
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| f(&mut FastTable::new()))
 }
 
 /// Nodes of the greedy witness line, by the winner's material: on the

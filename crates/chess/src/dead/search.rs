@@ -1,5 +1,7 @@
-//! Helpmate searches: a narrow, heuristic witness finder and a full-width,
-//! budgeted search that can also prove that no helpmate exists.
+//! Helpmate searches: a narrow, heuristic witness finder, a lean
+//! depth-shaped search for the fast path of `can_mate` (`fast_search`), and
+//! full-width, budgeted searches that can also prove that no helpmate
+//! exists.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -29,6 +31,154 @@ pub(crate) enum Outcome {
     NoMate,
     /// The node budget ran out.
     OutOfBudget,
+}
+
+/// The squares and pieces from which the side to move may give check: a
+/// cheap filter that lets every checking move through (and a few others).
+pub(crate) struct CheckFilter {
+    diag: Bitboard,
+    straight: Bitboard,
+    knight: Bitboard,
+    pawn: Bitboard,
+    /// Pieces standing alone between a slider and the king (discovered
+    /// checks).
+    discovered: Bitboard,
+    /// Pieces whose moves may check in other ways: the discovering pieces,
+    /// pawns about to promote (or able to take en passant) and the king
+    /// (castling).
+    special: Bitboard,
+}
+
+impl CheckFilter {
+    pub(crate) fn new(pos: &Position) -> CheckFilter {
+        let us = pos.turn();
+        let them = us.other();
+        let king = pos.king(them);
+        let b = pos.board();
+        let occ = b.occupied();
+        let discovered = pos.blockers_for(them) & b.by_color(us);
+        let mut special = discovered | (b.pawns() & Bitboard::relative_rank(us, Rank::Seventh)) | b.kings();
+        if pos.pseudo_ep_square().is_some() {
+            special |= b.pawns();
+        }
+        CheckFilter {
+            diag: bishop_attacks(king, occ),
+            straight: rook_attacks(king, occ),
+            knight: knight_attacks(king),
+            pawn: pawn_attacks(them, king),
+            discovered,
+            special,
+        }
+    }
+
+    /// `true` if a piece of `role` on `to` attacks the king.
+    #[inline]
+    fn direct(&self, role: Role, to: Square) -> bool {
+        match role {
+            Role::Pawn => self.pawn.contains(to),
+            Role::Knight => self.knight.contains(to),
+            Role::Bishop => self.diag.contains(to),
+            Role::Rook => self.straight.contains(to),
+            Role::Queen => self.diag.contains(to) || self.straight.contains(to),
+            Role::King => false,
+        }
+    }
+
+    /// `false` only if the move (of a piece of `role`) gives no check.
+    #[inline]
+    pub(crate) fn may_check(&self, m: Move, role: Role) -> bool {
+        self.special.contains(m.from()) || self.direct(role, m.to())
+    }
+
+    /// `true` if the move surely gives no check (a king move that discovers
+    /// none, or a plain move of a piece that lands off the king's lines).
+    #[inline]
+    pub(crate) fn quiet(&self, m: Move, role: Role) -> bool {
+        !(self.discovered.contains(m.from())
+            || m.is_promotion()
+            || m.is_castle()
+            || m.is_en_passant()
+            || self.direct(role, m.to()))
+    }
+}
+
+/// A move of `list` (the legal moves of `pos`) that checkmates. Only moves
+/// that may give check are played (see [`CheckFilter`]).
+pub(crate) fn checkmating_move(pos: &Position, list: &MoveList) -> Option<Move> {
+    let filter = CheckFilter::new(pos);
+    let b = pos.board();
+    let lines = filter.diag | filter.straight | filter.knight | filter.pawn;
+    list.iter().copied().find(|&m| {
+        (lines.contains(m.to()) || filter.special.contains(m.from()))
+            && filter.may_check(m, b.role_at(m.from()).unwrap_or(Role::King))
+            && {
+                let next = pos.after(m);
+                next.is_check() && !king_can_step_out(&next) && !next.has_legal_move()
+            }
+    })
+}
+
+/// `true` if the side to move's king has a square to go to that no enemy
+/// piece attacks (a quick way to see that a check is not mate).
+#[inline]
+fn king_can_step_out(pos: &Position) -> bool {
+    let us = pos.turn();
+    let king = pos.king(us);
+    let b = pos.board();
+    let occ = b.occupied().without(king);
+    (king_attacks(king) - b.by_color(us)).iter().any(|sq| pos.attackers_to(sq, us.other(), occ).is_empty())
+}
+
+/// The transposition table of the fast search: direct-mapped, kept from call
+/// to call (one per thread, see `dead::with_fast_table`), so no query
+/// allocates or clears one. An entry counts only in the iteration (epoch)
+/// that stored it: a position searched in an earlier iteration, or by an
+/// earlier query, may have been cut by depth or budget there.
+pub(crate) struct FastTable {
+    keys: Box<[u64]>,
+    /// Epoch and depth of each entry.
+    marks: Box<[(u32, i32)]>,
+    epoch: u32,
+}
+
+impl std::fmt::Debug for FastTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FastTable").field("epoch", &self.epoch).finish_non_exhaustive()
+    }
+}
+
+impl FastTable {
+    const SIZE: usize = 1 << 14;
+
+    pub(crate) fn new() -> FastTable {
+        FastTable {
+            keys: vec![0; Self::SIZE].into_boxed_slice(),
+            marks: vec![(0, 0); Self::SIZE].into_boxed_slice(),
+            epoch: 0,
+        }
+    }
+
+    fn next_epoch(&mut self) {
+        if self.epoch == u32::MAX {
+            self.marks.fill((0, 0));
+            self.epoch = 0;
+        }
+        self.epoch += 1;
+    }
+
+    /// `true` if `key` was expanded in this epoch with at least `depth` to go.
+    #[inline]
+    fn seen(&self, key: u64, depth: i32) -> bool {
+        let i = key as usize & (Self::SIZE - 1);
+        self.keys[i] == key && self.marks[i].0 == self.epoch && self.marks[i].1 >= depth
+    }
+
+    #[inline]
+    fn store(&mut self, key: u64, depth: i32) {
+        let i = key as usize & (Self::SIZE - 1);
+        self.keys[i] = key;
+        self.marks[i] = (self.epoch, depth);
+    }
 }
 
 /// Hashes Zobrist keys by taking them as they are (they are random already).
@@ -64,6 +214,12 @@ pub(crate) struct Searcher {
     corner: Square,
     /// How many moves of the winner and of the loser the narrow search tries.
     widths: (usize, usize),
+    /// The fast search's ordered moves: one slice per node of the current
+    /// line, on one stack, so that no node allocates.
+    order: Vec<(i32, Move, bool)>,
+    /// The fast search prunes with the semi-static analysis after pawn
+    /// moves and captures (as the full search does).
+    pub(crate) statics: bool,
 }
 
 /// Knight distance between two squares (capped at 6), from a table built once.
@@ -164,6 +320,8 @@ impl Searcher {
             tt: Table::default(),
             corner: Square::H8,
             widths: (4, 3),
+            order: Vec::new(),
+            statics: false,
         }
     }
 
@@ -179,48 +337,13 @@ impl Searcher {
     /// piece that stands alone between the loser's king and a winner's slider
     /// (discovered checks), promotions, castling and en passant.
     fn mate_in_one_among(&mut self, pos: &Position, list: &MoveList) -> bool {
-        let loser = self.winner.other();
-        let lk = pos.king(loser);
-        let b = pos.board();
-        let occ = b.occupied();
-        let diag = bishop_attacks(lk, occ);
-        let straight = rook_attacks(lk, occ);
-        let knight = knight_attacks(lk);
-        let pawn = pawn_attacks(loser, lk);
-        let discovered = pos.blockers_for(loser) & b.by_color(self.winner);
-        // Squares from which some winner piece could check at all.
-        let checks = diag | straight | knight | pawn;
-        let promotion_rank = Bitboard::relative_rank(self.winner, Rank::Seventh);
-        let mut special = discovered | (b.pawns() & promotion_rank) | b.kings();
-        if pos.pseudo_ep_square().is_some() {
-            special |= b.pawns();
-        }
-        for &m in list.iter() {
-            let from = m.from();
-            let to = m.to();
-            if !checks.contains(to) && !special.contains(from) {
-                continue;
-            }
-            if !discovered.contains(from) && !m.is_promotion() && !m.is_castle() && !m.is_en_passant() {
-                let direct = match b.role_at(from) {
-                    Some(Role::Pawn) => pawn.contains(to),
-                    Some(Role::Knight) => knight.contains(to),
-                    Some(Role::Bishop) => diag.contains(to),
-                    Some(Role::Rook) => straight.contains(to),
-                    Some(Role::Queen) => diag.contains(to) || straight.contains(to),
-                    _ => false,
-                };
-                if !direct {
-                    continue;
-                }
-            }
-            let next = pos.after(m);
-            if next.is_check() && !next.has_legal_move() {
+        match checkmating_move(pos, list) {
+            Some(m) => {
                 self.line.push(m);
-                return true;
+                true
             }
+            None => false,
         }
-        false
     }
 
     /// Heuristic order for the narrow search (higher first), without playing
@@ -458,12 +581,17 @@ impl Searcher {
     /// 3; everything else 1. Only the shape of the search depends on it,
     /// never the soundness of its answers.
     fn cost(&self, pos: &Position, m: Move, ctx: &NodeContext) -> (i32, bool) {
+        self.cost_with(pos, m, pos.board().role_at(m.from()).unwrap_or(Role::Pawn), ctx)
+    }
+
+    /// [`Searcher::cost`] given the moving piece's role.
+    #[inline]
+    fn cost_with(&self, pos: &Position, m: Move, role: Role, ctx: &NodeContext) -> (i32, bool) {
         const REWARD: (i32, bool) = (0, true);
         const PUNISH: (i32, bool) = (3, false);
         let b = pos.board();
         let from = m.from();
         let to = m.to();
-        let role = b.role_at(from).unwrap_or(Role::Pawn);
         let winners_turn = pos.turn() == self.winner;
         let target = self.target(winners_turn, role);
         let going = |bishops: bool| match role {
@@ -533,6 +661,144 @@ impl Searcher {
             && (theirs & b.knights()).is_empty()
     }
 
+    /// The facts of a node that the move costs depend on
+    /// (`was_semi_blocked`: the parent was in a semi-blocked structure).
+    fn node_context(&self, pos: &Position, was_semi_blocked: bool) -> NodeContext {
+        let b = pos.board();
+        let pawns_and_bishops = (b.knights() | b.rooks() | b.queens()).is_empty() && {
+            let wp = b.pawns() & b.by_color(Color::White);
+            let bp = b.pawns() & b.by_color(Color::Black);
+            (wp.forward(Color::White) & bp).count() >= 4 && !lonely_pawns(wp, bp)
+        };
+        let semi_blocked = if pawns_and_bishops {
+            let wp = b.pawns() & b.by_color(Color::White);
+            let bp = b.pawns() & b.by_color(Color::Black);
+            (wp.forward(Color::White) & bp.forward(Color::Black)).first()
+        } else {
+            None
+        };
+        NodeContext {
+            need_loser_promotion: pos.turn() != self.winner && self.need_loser_promotion(pos),
+            pawns_and_bishops,
+            semi_blocked,
+            was_semi_blocked: pawns_and_bishops && was_semi_blocked,
+        }
+    }
+
+    /// One node of the fast search: the depth-shaped search of
+    /// [`Searcher::full`] (same costs, same order), made lean for the fast
+    /// path. The semi-static analysis is left out; no position at the depth
+    /// limit is expanded (a winner's move into one could only matter by
+    /// mating, and the node's mate-in-one test has looked at those already);
+    /// the ordered moves live on one stack shared by all nodes; the
+    /// transposition table is `tt`. A search that ends without any branch cut
+    /// has still seen every line, so "no mate" is then a proof.
+    #[allow(clippy::too_many_arguments)]
+    fn fast(
+        &mut self,
+        pos: &Position,
+        depth: i32,
+        past_progress: bool,
+        was_semi_blocked: bool,
+        check_static: bool,
+        tt: &mut FastTable,
+    ) -> bool {
+        if self.line.len() >= MAX_PLY {
+            self.interrupted = true;
+            return false;
+        }
+        let key = pos.zobrist();
+        if tt.seen(key, depth) || has_insufficient_material(pos, self.winner) {
+            return false;
+        }
+        if self.nodes >= self.budget {
+            self.interrupted = true;
+            return false;
+        }
+        let mut moves = MoveList::new();
+        pos.legal_moves_into(&mut moves);
+        if moves.is_empty() {
+            return pos.turn() != self.winner && pos.is_check();
+        }
+        if check_static && self.statics && blocked_cannot_mate(pos, self.winner) {
+            return false;
+        }
+        tt.store(key, depth);
+        self.nodes += 1;
+        let winners_turn = pos.turn() == self.winner;
+        if winners_turn && self.mate_in_one_among(pos, &moves) {
+            return true;
+        }
+        let ctx = self.node_context(pos, was_semi_blocked);
+        let cx = ScoreContext::new(pos, self.winner);
+        let b = pos.board();
+        let start = self.order.len();
+        // Moves come grouped by piece: the role and the zone hits from the
+        // piece's square are worked out once per piece.
+        let mut last_from = None;
+        let mut role = Role::Pawn;
+        let mut from_hits = 0;
+        for &m in moves.iter() {
+            if last_from != Some(m.from()) {
+                last_from = Some(m.from());
+                role = b.role_at(m.from()).unwrap_or(Role::Pawn);
+                if winners_turn {
+                    from_hits = self.zone_hits(role, m.from(), b.occupied(), cx.zone);
+                }
+            }
+            let (mut cost, progress) = self.cost_with(pos, m, role, &ctx);
+            if cost == 1 && past_progress {
+                cost = 0;
+            }
+            if depth - cost <= 0 {
+                // Cut by depth (a winner's mate here was found above).
+                self.interrupted = true;
+                continue;
+            }
+            let score = self.score_piece(pos, &cx, m, role, from_hits).clamp(-999, 999);
+            // Cheapest first, then by score; the cost is kept in the low bits.
+            self.order.push(((cost * 2048 - score) * 4 + cost, m, progress));
+        }
+        let end = self.order.len();
+        self.order[start..end].sort_unstable_by_key(|&(k, _, _)| k);
+        let semi = ctx.semi_blocked.is_some() || ctx.was_semi_blocked;
+        for i in start..end {
+            let (k, m, progress) = self.order[i];
+            let zeroing = self.statics && (pos.is_zeroing(m) || m.is_promotion());
+            self.line.push(m);
+            if self.fast(&pos.after(m), depth - k.rem_euclid(4), progress, semi, zeroing, tt) {
+                self.order.truncate(start);
+                return true;
+            }
+            self.line.pop();
+        }
+        self.order.truncate(start);
+        false
+    }
+
+    /// Iterative deepening of the fast search from depth 1, for at most
+    /// `limit` more nodes (see [`Searcher::fast`]).
+    pub(crate) fn fast_search(&mut self, pos: &Position, limit: u64, tt: &mut FastTable) -> Outcome {
+        let base = self.line.len();
+        self.choose_corner(pos);
+        self.budget = self.nodes.saturating_add(limit);
+        for depth in 1..=MAX_PLY as i32 {
+            self.interrupted = false;
+            tt.next_epoch();
+            if self.fast(pos, depth, false, false, false, tt) {
+                return Outcome::Mate;
+            }
+            self.line.truncate(base);
+            if !self.interrupted {
+                return Outcome::NoMate;
+            }
+            if self.nodes >= self.budget {
+                break;
+            }
+        }
+        Outcome::OutOfBudget
+    }
+
     fn full(
         &mut self,
         pos: &Position,
@@ -565,25 +831,8 @@ impl Searcher {
         if pos.turn() == self.winner && self.mate_in_one(pos) {
             return true;
         }
-        let b = pos.board();
-        let pawns_and_bishops = (b.knights() | b.rooks() | b.queens()).is_empty() && {
-            let wp = b.pawns() & b.by_color(Color::White);
-            let bp = b.pawns() & b.by_color(Color::Black);
-            (wp.forward(Color::White) & bp).count() >= 4 && !lonely_pawns(wp, bp)
-        };
-        let semi_blocked = if pawns_and_bishops {
-            let wp = b.pawns() & b.by_color(Color::White);
-            let bp = b.pawns() & b.by_color(Color::Black);
-            (wp.forward(Color::White) & bp.forward(Color::Black)).first()
-        } else {
-            None
-        };
-        let ctx = NodeContext {
-            need_loser_promotion: pos.turn() != self.winner && self.need_loser_promotion(pos),
-            pawns_and_bishops,
-            semi_blocked,
-            was_semi_blocked: pawns_and_bishops && was_semi_blocked,
-        };
+        let ctx = self.node_context(pos, was_semi_blocked);
+        let semi_blocked = ctx.semi_blocked;
         // Cheapest moves first, then by the narrow search's preference.
         let mut order: Vec<(i32, i32, Move, bool)> = moves
             .iter()
