@@ -747,7 +747,9 @@ fn normalized(text: &str, url: &str) -> String {
             out.push_str("<time>");
             rest = &rest[end..];
         } else if rest.starts_with("arbp_") {
-            let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')).unwrap_or(rest.len());
+            let end = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+                .unwrap_or(rest.len());
             out.push_str("<token>");
             rest = &rest[end..];
         } else {

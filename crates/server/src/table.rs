@@ -268,19 +268,28 @@ impl RequestKey {
 /// The moves on the record in SAN and UCI, kept up to date incrementally:
 /// writing a whole game's notation for every answer would cost time
 /// proportional to its length on every move.
+///
+/// The lists handed out are shared (`Arc`) and made again only when the
+/// record changed: the views of one position (the stored read model, the
+/// answer, the watchers') cost no copy of the notation.
 #[derive(Default)]
 struct Notation {
     moves: Vec<arbiter_chess::Move>,
     san: Vec<String>,
     uci: Vec<String>,
+    /// The lists as last handed out, while the record has not changed.
+    shared: Option<(Arc<[String]>, Arc<[String]>)>,
 }
 
 impl Notation {
-    fn read(&mut self, record: &arbiter_chess::GameRecord) -> (Vec<String>, Vec<String>) {
+    fn read(&mut self, record: &arbiter_chess::GameRecord) -> (Arc<[String]>, Arc<[String]>) {
         let moves = record.moves();
         // Keep the common prefix (a reinstated position or a retracted
         // illegal move shortens the record), then write the rest.
         let common = self.moves.iter().zip(moves).take_while(|(a, b)| a == b).count();
+        if common < self.moves.len() || common < moves.len() {
+            self.shared = None;
+        }
         self.moves.truncate(common);
         self.san.truncate(common);
         self.uci.truncate(common);
@@ -290,7 +299,9 @@ impl Notation {
             self.uci.push(position.uci(m).to_string());
             self.moves.push(m);
         }
-        (self.san.clone(), self.uci.clone())
+        let (san, uci) =
+            self.shared.get_or_insert_with(|| (self.san.as_slice().into(), self.uci.as_slice().into()));
+        (Arc::clone(san), Arc::clone(uci))
     }
 }
 

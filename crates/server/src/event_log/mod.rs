@@ -123,8 +123,11 @@ pub struct GameView {
     pub fen: String,
     /// The side to move in `fen`.
     pub turn: Color,
-    pub moves_san: Vec<String>,
-    pub moves_uci: Vec<String>,
+    /// The moves in SAN and UCI, shared: a game's table hands the same
+    /// lists to every view until a move changes them, instead of copying a
+    /// whole game's notation for each answer.
+    pub moves_san: std::sync::Arc<[String]>,
+    pub moves_uci: std::sync::Arc<[String]>,
     /// The clocks at the last event (the game's last instant).
     pub clocks: Clocks,
     /// The pending draw offer: who made it and after how many plies.

@@ -507,8 +507,9 @@ pub struct View {
     pub end: Option<GameEnd>,
     pub fen: String,
     pub turn: Color,
-    pub moves_san: Vec<String>,
-    pub moves_uci: Vec<String>,
+    // Shared with the view it is written from (the same JSON as a list).
+    pub moves_san: std::sync::Arc<[String]>,
+    pub moves_uci: std::sync::Arc<[String]>,
     pub clocks: Clocks,
     pub draw_offer: Option<DrawOffer>,
     pub obligation: Option<Obligation>,
@@ -1322,8 +1323,8 @@ impl From<&super::GameView> for View {
             end: v.end.as_ref().map(GameEnd::from),
             fen: v.fen.clone(),
             turn: v.turn.into(),
-            moves_san: v.moves_san.clone(),
-            moves_uci: v.moves_uci.clone(),
+            moves_san: std::sync::Arc::clone(&v.moves_san),
+            moves_uci: std::sync::Arc::clone(&v.moves_uci),
             clocks: v.clocks.into(),
             draw_offer: v.draw_offer.map(|(by, ply)| DrawOffer { by: by.into(), ply }),
             obligation: v.obligation.as_ref().map(|o| Obligation {
