@@ -269,39 +269,36 @@ impl RequestKey {
 /// writing a whole game's notation for every answer would cost time
 /// proportional to its length on every move.
 ///
-/// The lists handed out are shared (`Arc`) and made again only when the
-/// record changed: the views of one position (the stored read model, the
-/// answer, the watchers') cost no copy of the notation.
+/// The lists are shared (`Arc`) with the views handed out: the views of
+/// one position (the stored read model, the answer) cost no copy of the
+/// notation, and a move appends in place once they are gone (a view still
+/// held, by a slow watcher say, costs one copy).
 #[derive(Default)]
 struct Notation {
     moves: Vec<arbiter_chess::Move>,
-    san: Vec<String>,
-    uci: Vec<String>,
-    /// The lists as last handed out, while the record has not changed.
-    shared: Option<(Arc<[String]>, Arc<[String]>)>,
+    san: Arc<Vec<String>>,
+    uci: Arc<Vec<String>>,
 }
 
 impl Notation {
-    fn read(&mut self, record: &arbiter_chess::GameRecord) -> (Arc<[String]>, Arc<[String]>) {
+    fn read(&mut self, record: &arbiter_chess::GameRecord) -> (Arc<Vec<String>>, Arc<Vec<String>>) {
         let moves = record.moves();
         // Keep the common prefix (a reinstated position or a retracted
         // illegal move shortens the record), then write the rest.
         let common = self.moves.iter().zip(moves).take_while(|(a, b)| a == b).count();
         if common < self.moves.len() || common < moves.len() {
-            self.shared = None;
+            let (san, uci) = (Arc::make_mut(&mut self.san), Arc::make_mut(&mut self.uci));
+            self.moves.truncate(common);
+            san.truncate(common);
+            uci.truncate(common);
+            for (i, &m) in moves.iter().enumerate().skip(common) {
+                let position = &record.positions()[i];
+                san.push(position.san(m));
+                uci.push(position.uci(m).to_string());
+                self.moves.push(m);
+            }
         }
-        self.moves.truncate(common);
-        self.san.truncate(common);
-        self.uci.truncate(common);
-        for (i, &m) in moves.iter().enumerate().skip(common) {
-            let position = &record.positions()[i];
-            self.san.push(position.san(m));
-            self.uci.push(position.uci(m).to_string());
-            self.moves.push(m);
-        }
-        let (san, uci) =
-            self.shared.get_or_insert_with(|| (self.san.as_slice().into(), self.uci.as_slice().into()));
-        (Arc::clone(san), Arc::clone(uci))
+        (Arc::clone(&self.san), Arc::clone(&self.uci))
     }
 }
 

@@ -126,8 +126,8 @@ pub struct GameView {
     /// The moves in SAN and UCI, shared: a game's table hands the same
     /// lists to every view until a move changes them, instead of copying a
     /// whole game's notation for each answer.
-    pub moves_san: std::sync::Arc<[String]>,
-    pub moves_uci: std::sync::Arc<[String]>,
+    pub moves_san: std::sync::Arc<Vec<String>>,
+    pub moves_uci: std::sync::Arc<Vec<String>>,
     /// The clocks at the last event (the game's last instant).
     pub clocks: Clocks,
     /// The pending draw offer: who made it and after how many plies.

@@ -508,8 +508,8 @@ pub struct View {
     pub fen: String,
     pub turn: Color,
     // Shared with the view it is written from (the same JSON as a list).
-    pub moves_san: std::sync::Arc<[String]>,
-    pub moves_uci: std::sync::Arc<[String]>,
+    pub moves_san: std::sync::Arc<Vec<String>>,
+    pub moves_uci: std::sync::Arc<Vec<String>>,
     pub clocks: Clocks,
     pub draw_offer: Option<DrawOffer>,
     pub obligation: Option<Obligation>,
