@@ -889,3 +889,51 @@ async fn sleep_until_opt(at: Option<Instant>) {
         None => std::future::pending().await,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use arbiter_chess::{GameRecord, Position};
+
+    use super::*;
+
+    fn play(record: &mut GameRecord, uci: &str) {
+        let m = record.position().parse_uci(uci).unwrap();
+        record.push(m).unwrap();
+    }
+
+    #[test]
+    fn notation_is_shared_appended_and_cut_back() {
+        let mut record = GameRecord::new(Position::startpos());
+        let mut notation = Notation::default();
+        play(&mut record, "e2e4");
+        play(&mut record, "e7e5");
+        let (san, uci) = notation.read(&record);
+        assert_eq!(*san, ["e4", "e5"]);
+        assert_eq!(*uci, ["e2e4", "e7e5"]);
+        // The same position again: the very same lists, no copy.
+        let (again, _) = notation.read(&record);
+        assert!(Arc::ptr_eq(&san, &again));
+        drop(again);
+        // A move while a view still holds the lists: the view keeps what it
+        // showed, the new read has the move.
+        play(&mut record, "g1f3");
+        let (after, _) = notation.read(&record);
+        assert_eq!(*san, ["e4", "e5"]);
+        assert_eq!(*after, ["e4", "e5", "Nf3"]);
+        // Views gone: the next move appends in place.
+        drop((san, uci, after));
+        play(&mut record, "b8c6");
+        let before = Arc::as_ptr(&notation.san);
+        let (san, _) = notation.read(&record);
+        assert_eq!(Arc::as_ptr(&san), before, "appended in place");
+        assert_eq!(*san, ["e4", "e5", "Nf3", "Nc6"]);
+        drop(san);
+        // A reinstated position cuts the record back and replays from there.
+        record.pop();
+        record.pop();
+        play(&mut record, "b1c3");
+        let (san, uci) = notation.read(&record);
+        assert_eq!(*san, ["e4", "e5", "Nc3"]);
+        assert_eq!(*uci, ["e2e4", "e7e5", "b1c3"]);
+    }
+}
