@@ -21,8 +21,6 @@ pub struct Target {
     pub token: Option<String>,
     pub ca: Option<PathBuf>,
     pub tls_domain: Option<String>,
-    /// The context it came from, if any.
-    pub context: Option<String>,
 }
 
 impl GlobalArgs {
@@ -65,7 +63,6 @@ impl GlobalArgs {
             token,
             ca: self.ca.clone().or(context.ca),
             tls_domain: self.tls_domain.clone().or(context.tls_domain),
-            context: (!context.name.is_empty()).then_some(context.name),
         })
     }
 
