@@ -133,12 +133,27 @@ fn king_can_step_out(pos: &Position) -> bool {
 /// to call (one per thread, see `dead::with_fast_table`), so no query
 /// allocates or clears one. An entry counts only in the iteration (epoch)
 /// that stored it: a position searched in an earlier iteration, or by an
-/// earlier query, may have been cut by depth or budget there.
+/// earlier query, may have been cut by depth or budget there. It also holds
+/// the search's scratch space (the move list of the node being expanded and
+/// the stack of ordered moves), so that a query allocates nothing and the
+/// frames of the recursion stay small (a move list on each frame would
+/// spread a deep line over hundreds of kilobytes of stack).
 pub(crate) struct FastTable {
-    keys: Box<[u64]>,
-    /// Epoch and depth of each entry.
-    marks: Box<[(u32, i32)]>,
+    /// Key, epoch and depth together: a probe touches one cache line.
+    entries: Box<[FastEntry]>,
     epoch: u32,
+    /// The legal moves of the node being expanded (consumed before its
+    /// children are searched).
+    moves: Box<MoveList>,
+    /// The ordered moves of every node of the current line, one slice each.
+    order: Vec<(i32, Move, bool)>,
+}
+
+#[derive(Clone, Copy, Default)]
+struct FastEntry {
+    key: u64,
+    epoch: u32,
+    depth: i32,
 }
 
 impl std::fmt::Debug for FastTable {
@@ -152,15 +167,16 @@ impl FastTable {
 
     pub(crate) fn new() -> FastTable {
         FastTable {
-            keys: vec![0; Self::SIZE].into_boxed_slice(),
-            marks: vec![(0, 0); Self::SIZE].into_boxed_slice(),
+            entries: vec![FastEntry::default(); Self::SIZE].into_boxed_slice(),
             epoch: 0,
+            moves: Box::new(MoveList::new()),
+            order: Vec::with_capacity(1024),
         }
     }
 
     fn next_epoch(&mut self) {
         if self.epoch == u32::MAX {
-            self.marks.fill((0, 0));
+            self.entries.fill(FastEntry::default());
             self.epoch = 0;
         }
         self.epoch += 1;
@@ -169,15 +185,13 @@ impl FastTable {
     /// `true` if `key` was expanded in this epoch with at least `depth` to go.
     #[inline]
     fn seen(&self, key: u64, depth: i32) -> bool {
-        let i = key as usize & (Self::SIZE - 1);
-        self.keys[i] == key && self.marks[i].0 == self.epoch && self.marks[i].1 >= depth
+        let e = &self.entries[key as usize & (Self::SIZE - 1)];
+        e.key == key && e.epoch == self.epoch && e.depth >= depth
     }
 
     #[inline]
     fn store(&mut self, key: u64, depth: i32) {
-        let i = key as usize & (Self::SIZE - 1);
-        self.keys[i] = key;
-        self.marks[i] = (self.epoch, depth);
+        self.entries[key as usize & (Self::SIZE - 1)] = FastEntry { key, epoch: self.epoch, depth };
     }
 }
 
@@ -214,38 +228,54 @@ pub(crate) struct Searcher {
     corner: Square,
     /// How many moves of the winner and of the loser the narrow search tries.
     widths: (usize, usize),
-    /// The fast search's ordered moves: one slice per node of the current
-    /// line, on one stack, so that no node allocates.
-    order: Vec<(i32, Move, bool)>,
     /// The fast search prunes with the semi-static analysis after pawn
     /// moves and captures (as the full search does).
     pub(crate) statics: bool,
 }
 
-/// Knight distance between two squares (capped at 6), from a table built once.
+/// Knight distance between two squares (capped at 6).
+#[inline(always)]
 fn knight_distance(a: Square, b: Square) -> u32 {
-    static TABLE: std::sync::OnceLock<Box<[[u8; 64]; 64]>> = std::sync::OnceLock::new();
-    let t = TABLE.get_or_init(|| {
-        let mut t = Box::new([[6u8; 64]; 64]);
-        for from in Square::all() {
-            let mut seen = Bitboard::from_square(from);
-            let mut frontier = seen;
-            t[from.index()][from.index()] = 0;
-            for d in 1..6u8 {
-                let mut next = Bitboard::EMPTY;
-                for s in frontier {
-                    next |= knight_attacks(s);
+    u32::from(KNIGHT_DISTANCE[a.index()][b.index()])
+}
+
+/// Knight distances between all squares (6 for 6 or more), computed at
+/// compile time: the move orders read it for every move, so it should cost
+/// one load, not a lazy initialisation check.
+static KNIGHT_DISTANCE: [[u8; 64]; 64] = knight_distance_table();
+
+const fn knight_distance_table() -> [[u8; 64]; 64] {
+    const JUMPS: [(i32, i32); 8] = [(1, 2), (2, 1), (-1, 2), (-2, 1), (1, -2), (2, -1), (-1, -2), (-2, -1)];
+    let mut t = [[6u8; 64]; 64];
+    let mut from = 0;
+    while from < 64 {
+        t[from][from] = 0;
+        // Relax distance d into d + 1, for d up to 4 (so up to 5 is exact).
+        let mut d = 0u8;
+        while d < 5 {
+            let mut sq = 0;
+            while sq < 64 {
+                if t[from][sq] == d {
+                    let (f, r) = ((sq % 8) as i32, (sq / 8) as i32);
+                    let mut k = 0;
+                    while k < 8 {
+                        let (nf, nr) = (f + JUMPS[k].0, r + JUMPS[k].1);
+                        if nf >= 0 && nf < 8 && nr >= 0 && nr < 8 {
+                            let n = (nr * 8 + nf) as usize;
+                            if t[from][n] > d + 1 {
+                                t[from][n] = d + 1;
+                            }
+                        }
+                        k += 1;
+                    }
                 }
-                frontier = next - seen;
-                seen |= next;
-                for s in frontier {
-                    t[from.index()][s.index()] = d;
-                }
+                sq += 1;
             }
+            d += 1;
         }
-        t
-    });
-    u32::from(t[a.index()][b.index()])
+        from += 1;
+    }
+    t
 }
 
 /// Facts about a node that the narrow search's move scores depend on.
@@ -320,7 +350,6 @@ impl Searcher {
             tt: Table::default(),
             corner: Square::H8,
             widths: (4, 3),
-            order: Vec::new(),
             statics: false,
         }
     }
@@ -685,6 +714,138 @@ impl Searcher {
         }
     }
 
+    /// The fast search's move order at a node: pushes `(key, move,
+    /// progress)` onto `out` for every move of `moves` (the legal moves of
+    /// `pos`, grouped by piece as the generator lists them) that `depth`
+    /// does not cut, the key ordering the cheapest first, then the best
+    /// scored, with the cost in its low two bits. The same order as
+    /// [`Searcher::cost_with`] and [`Searcher::score_piece`] give move by
+    /// move, with what depends only on the node or the moving piece worked
+    /// out once: this is most of the work of a node (some twenty moves
+    /// each), so it is written out in one loop. Returns `true` if a move was
+    /// cut by depth.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn order_into(
+        &self,
+        pos: &Position,
+        moves: &[Move],
+        ctx: &NodeContext,
+        cx: &ScoreContext,
+        past_progress: bool,
+        depth: i32,
+        out: &mut Vec<(i32, Move, bool)>,
+    ) -> bool {
+        let b = pos.board();
+        let occ = b.occupied();
+        let theirs = b.by_color(pos.turn().other());
+        let winners_turn = cx.winners_turn;
+        let zone = cx.zone;
+        let t_king = self.target(winners_turn, Role::King);
+        let t_other = self.target(winners_turn, Role::Knight);
+        let kd_target = &KNIGHT_DISTANCE[t_other.index()];
+        let kd_king = &KNIGHT_DISTANCE[cx.king.index()];
+        let mut cut = false;
+        let mut i = 0;
+        while i < moves.len() {
+            let from = moves[i].from();
+            let role = b.role_at(from).unwrap_or(Role::Pawn);
+            let from_hits = if winners_turn { self.zone_hits(role, from, occ, zone) } else { 0 };
+            let from_target = from.distance(t_king);
+            let kd_from = kd_target[from.index()];
+            let from_king = from.distance(cx.king) as i32;
+            let kd_from_king = i32::from(kd_king[from.index()]);
+            let on_queen_ray = cx.queen_rays.contains(from);
+            let zone_from = zone.contains(from);
+            let edge_from = edge_distance(from) as i32;
+            let mut j = i;
+            while j < moves.len() && moves[j].from() == from {
+                let m = moves[j];
+                j += 1;
+                let to = m.to();
+                let (mut cost, progress) = if ctx.pawns_and_bishops {
+                    self.cost_with(pos, m, role, ctx)
+                } else {
+                    let going = match role {
+                        Role::King => to.distance(t_king) < from_target,
+                        Role::Knight => kd_target[to.index()] < kd_from,
+                        _ => false,
+                    };
+                    let capture = m.is_en_passant() || (!m.is_castle() && theirs.contains(to));
+                    if winners_turn {
+                        let advanced =
+                            role == Role::Pawn && to.rank().relative_to(self.winner) >= Rank::Sixth;
+                        if advanced || capture || going { (0, true) } else { (1, false) }
+                    } else if going {
+                        (0, true)
+                    } else if capture {
+                        (3, false)
+                    } else if ctx.need_loser_promotion {
+                        let heavy = m.promotion_role() == Some(Role::Queen);
+                        if role == Role::Pawn && !heavy { (0, true) } else { (3, false) }
+                    } else {
+                        (1, false)
+                    }
+                };
+                if cost == 1 && past_progress {
+                    cost = 0;
+                }
+                if depth - cost <= 0 {
+                    // Cut by depth (a winner's mate here was found by the
+                    // node's mate-in-one test).
+                    cut = true;
+                    continue;
+                }
+                let capture = occ.contains(to) && !m.is_castle();
+                let score = if winners_turn {
+                    let occ_after = occ.without(from).with(to);
+                    let mut gain = self.zone_hits(role, to, occ_after, zone) - from_hits;
+                    // Lines opened for the queens (a pawn freeing the queen).
+                    if on_queen_ray {
+                        for q in cx.queens.without(from) {
+                            let before = queen_attacks(q, occ).count() as i32;
+                            let after = queen_attacks(q, occ_after).count() as i32;
+                            gain += (after - before).max(0);
+                        }
+                    }
+                    let closer = from_king - to.distance(cx.king) as i32;
+                    let mut s = match m.promotion_role() {
+                        Some(Role::Queen) => 50,
+                        Some(_) => -50,
+                        None => 0,
+                    };
+                    if capture && zone.contains(to) {
+                        s -= 3;
+                    }
+                    s + match role {
+                        Role::King => closer - 2,
+                        Role::Knight => 4 * gain + 2 * (kd_from_king - i32::from(kd_king[to.index()])),
+                        Role::Queen => 2 + 4 * gain + closer,
+                        _ => 4 * gain + closer,
+                    }
+                } else {
+                    let mut s = if capture { -20 } else { 0 };
+                    if role == Role::King {
+                        s += 2 * (edge_from - edge_distance(to) as i32) - 1;
+                    } else if role == Role::Pawn {
+                        if from_king <= 2 {
+                            s += 5 + i32::from(from.distance(to) == 2);
+                        }
+                    } else if zone.contains(to) && !zone_from {
+                        s += 6;
+                    } else if zone_from && !zone.contains(to) {
+                        s -= 4;
+                    }
+                    s
+                };
+                let score = score.clamp(-999, 999);
+                out.push(((cost * 2048 - score) * 4 + cost, m, progress));
+            }
+            i = j;
+        }
+        cut
+    }
+
     /// One node of the fast search: the depth-shaped search of
     /// [`Searcher::full`] (same costs, same order), made lean for the fast
     /// path. The semi-static analysis is left out; no position at the depth
@@ -715,9 +876,9 @@ impl Searcher {
             self.interrupted = true;
             return false;
         }
-        let mut moves = MoveList::new();
-        pos.legal_moves_into(&mut moves);
-        if moves.is_empty() {
+        tt.moves.clear();
+        pos.legal_moves_into(&mut tt.moves);
+        if tt.moves.is_empty() {
             return pos.turn() != self.winner && pos.is_check();
         }
         if check_static && self.statics && blocked_cannot_mate(pos, self.winner) {
@@ -726,53 +887,37 @@ impl Searcher {
         tt.store(key, depth);
         self.nodes += 1;
         let winners_turn = pos.turn() == self.winner;
-        if winners_turn && self.mate_in_one_among(pos, &moves) {
+        if winners_turn && self.mate_in_one_among(pos, &tt.moves) {
             return true;
         }
         let ctx = self.node_context(pos, was_semi_blocked);
         let cx = ScoreContext::new(pos, self.winner);
-        let b = pos.board();
-        let start = self.order.len();
-        // Moves come grouped by piece: the role and the zone hits from the
-        // piece's square are worked out once per piece.
-        let mut last_from = None;
-        let mut role = Role::Pawn;
-        let mut from_hits = 0;
-        for &m in moves.iter() {
-            if last_from != Some(m.from()) {
-                last_from = Some(m.from());
-                role = b.role_at(m.from()).unwrap_or(Role::Pawn);
-                if winners_turn {
-                    from_hits = self.zone_hits(role, m.from(), b.occupied(), cx.zone);
-                }
-            }
-            let (mut cost, progress) = self.cost_with(pos, m, role, &ctx);
-            if cost == 1 && past_progress {
-                cost = 0;
-            }
-            if depth - cost <= 0 {
-                // Cut by depth (a winner's mate here was found above).
-                self.interrupted = true;
-                continue;
-            }
-            let score = self.score_piece(pos, &cx, m, role, from_hits).clamp(-999, 999);
-            // Cheapest first, then by score; the cost is kept in the low bits.
-            self.order.push(((cost * 2048 - score) * 4 + cost, m, progress));
+        let start = tt.order.len();
+        if self.order_into(pos, &tt.moves, &ctx, &cx, past_progress, depth, &mut tt.order) {
+            self.interrupted = true;
         }
-        let end = self.order.len();
-        self.order[start..end].sort_unstable_by_key(|&(k, _, _)| k);
+        let end = tt.order.len();
+        // The best move first, by a scan: along a line that mates, most
+        // nodes never need a second move, and then sorting the rest is
+        // wasted (a tenth of a microsecond a node).
+        if let Some(best) = (start..end).min_by_key(|&i| tt.order[i].0) {
+            tt.order.swap(start, best);
+        }
         let semi = ctx.semi_blocked.is_some() || ctx.was_semi_blocked;
         for i in start..end {
-            let (k, m, progress) = self.order[i];
+            if i == start + 1 {
+                tt.order[i..end].sort_unstable_by_key(|&(k, _, _)| k);
+            }
+            let (k, m, progress) = tt.order[i];
             let zeroing = self.statics && (pos.is_zeroing(m) || m.is_promotion());
             self.line.push(m);
             if self.fast(&pos.after(m), depth - k.rem_euclid(4), progress, semi, zeroing, tt) {
-                self.order.truncate(start);
+                tt.order.truncate(start);
                 return true;
             }
             self.line.pop();
         }
-        self.order.truncate(start);
+        tt.order.truncate(start);
         false
     }
 
@@ -782,6 +927,7 @@ impl Searcher {
         let base = self.line.len();
         self.choose_corner(pos);
         self.budget = self.nodes.saturating_add(limit);
+        tt.order.clear();
         for depth in 1..=MAX_PLY as i32 {
             self.interrupted = false;
             tt.next_epoch();
