@@ -43,9 +43,11 @@ pub(crate) struct CheckFilter {
     /// Pieces standing alone between a slider and the king (discovered
     /// checks).
     discovered: Bitboard,
-    /// Pieces whose moves may check in other ways: the discovering pieces,
-    /// pawns about to promote (or able to take en passant) and the king
-    /// (castling).
+    /// Pieces whose moves may check in other ways: the discovering pieces
+    /// and pawns about to promote (or able to take en passant). Castling,
+    /// the king's only way to give check but by discovery, is told by the
+    /// move (not by the piece: every king move was played and tested before,
+    /// up to eight a node for nothing).
     special: Bitboard,
 }
 
@@ -57,7 +59,7 @@ impl CheckFilter {
         let b = pos.board();
         let occ = b.occupied();
         let discovered = pos.blockers_for(them) & b.by_color(us);
-        let mut special = discovered | (b.pawns() & Bitboard::relative_rank(us, Rank::Seventh)) | b.kings();
+        let mut special = discovered | (b.pawns() & Bitboard::relative_rank(us, Rank::Seventh));
         if pos.pseudo_ep_square().is_some() {
             special |= b.pawns();
         }
@@ -87,7 +89,7 @@ impl CheckFilter {
     /// `false` only if the move (of a piece of `role`) gives no check.
     #[inline]
     pub(crate) fn may_check(&self, m: Move, role: Role) -> bool {
-        self.special.contains(m.from()) || self.direct(role, m.to())
+        self.special.contains(m.from()) || m.is_castle() || self.direct(role, m.to())
     }
 
     /// `true` if the move surely gives no check (a king move that discovers
@@ -109,7 +111,7 @@ pub(crate) fn checkmating_move(pos: &Position, list: &MoveList) -> Option<Move> 
     let b = pos.board();
     let lines = filter.diag | filter.straight | filter.knight | filter.pawn;
     list.iter().copied().find(|&m| {
-        (lines.contains(m.to()) || filter.special.contains(m.from()))
+        (lines.contains(m.to()) || filter.special.contains(m.from()) || m.is_castle())
             && filter.may_check(m, b.role_at(m.from()).unwrap_or(Role::King))
             && {
                 let next = pos.after(m);
@@ -330,6 +332,29 @@ fn lonely_pawns(white: Bitboard, black: Bitboard) -> bool {
     let w = white & Bitboard(0x00ff_ffff_ffff_ffff);
     let b = black & Bitboard(0xffff_ffff_ffff_ff00);
     files(w - Bitboard(0x00ff_0000_0000_0000)) != files(b - Bitboard(0x0000_0000_0000_ff00))
+}
+
+/// What the fast search's move order at a node depends on (see
+/// `Searcher::order_into`).
+struct OrderEnv<'a> {
+    pos: &'a Position,
+    ctx: &'a NodeContext,
+    occ: Bitboard,
+    /// The pieces of the side not to move.
+    theirs: Bitboard,
+    zone: Bitboard,
+    /// As `ScoreContext::king`.
+    king: Square,
+    /// Where the mover's king heads for.
+    t_king: Square,
+    /// Knight distances to where the mover's other pieces head for, and to
+    /// `king`.
+    kd_target: &'a [u8; 64],
+    kd_king: &'a [u8; 64],
+    queens: Bitboard,
+    queen_rays: Bitboard,
+    past_progress: bool,
+    depth: i32,
 }
 
 /// Distance to the nearest edge (0 on the edge).
@@ -721,9 +746,9 @@ impl Searcher {
     /// scored, with the cost in its low two bits. The same order as
     /// [`Searcher::cost_with`] and [`Searcher::score_piece`] give move by
     /// move, with what depends only on the node or the moving piece worked
-    /// out once: this is most of the work of a node (some twenty moves
-    /// each), so it is written out in one loop. Returns `true` if a move was
-    /// cut by depth.
+    /// out once, and one loop per side and kind of piece (see
+    /// [`Searcher::order_piece`]): this is most of the work of a node (some
+    /// twenty moves each). Returns `true` if a move was cut by depth.
     #[allow(clippy::too_many_arguments)]
     #[inline]
     fn order_into(
@@ -737,111 +762,158 @@ impl Searcher {
         out: &mut Vec<(i32, Move, bool)>,
     ) -> bool {
         let b = pos.board();
-        let occ = b.occupied();
-        let theirs = b.by_color(pos.turn().other());
         let winners_turn = cx.winners_turn;
-        let zone = cx.zone;
-        let t_king = self.target(winners_turn, Role::King);
         let t_other = self.target(winners_turn, Role::Knight);
-        let kd_target = &KNIGHT_DISTANCE[t_other.index()];
-        let kd_king = &KNIGHT_DISTANCE[cx.king.index()];
+        let env = OrderEnv {
+            pos,
+            ctx,
+            occ: b.occupied(),
+            theirs: b.by_color(pos.turn().other()),
+            zone: cx.zone,
+            king: cx.king,
+            t_king: self.target(winners_turn, Role::King),
+            kd_target: &KNIGHT_DISTANCE[t_other.index()],
+            kd_king: &KNIGHT_DISTANCE[cx.king.index()],
+            queens: cx.queens,
+            queen_rays: cx.queen_rays,
+            past_progress,
+            depth,
+        };
         let mut cut = false;
         let mut i = 0;
         while i < moves.len() {
             let from = moves[i].from();
-            let role = b.role_at(from).unwrap_or(Role::Pawn);
-            let from_hits = if winners_turn { self.zone_hits(role, from, occ, zone) } else { 0 };
-            let from_target = from.distance(t_king);
-            let kd_from = kd_target[from.index()];
-            let from_king = from.distance(cx.king) as i32;
-            let kd_from_king = i32::from(kd_king[from.index()]);
-            let on_queen_ray = cx.queen_rays.contains(from);
-            let zone_from = zone.contains(from);
-            let edge_from = edge_distance(from) as i32;
-            let mut j = i;
+            let mut j = i + 1;
             while j < moves.len() && moves[j].from() == from {
-                let m = moves[j];
                 j += 1;
-                let to = m.to();
-                let (mut cost, progress) = if ctx.pawns_and_bishops {
-                    self.cost_with(pos, m, role, ctx)
-                } else {
-                    let going = match role {
-                        Role::King => to.distance(t_king) < from_target,
-                        Role::Knight => kd_target[to.index()] < kd_from,
-                        _ => false,
-                    };
-                    let capture = m.is_en_passant() || (!m.is_castle() && theirs.contains(to));
-                    if winners_turn {
-                        let advanced =
-                            role == Role::Pawn && to.rank().relative_to(self.winner) >= Rank::Sixth;
-                        if advanced || capture || going { (0, true) } else { (1, false) }
-                    } else if going {
-                        (0, true)
-                    } else if capture {
-                        (3, false)
-                    } else if ctx.need_loser_promotion {
-                        let heavy = m.promotion_role() == Some(Role::Queen);
-                        if role == Role::Pawn && !heavy { (0, true) } else { (3, false) }
-                    } else {
-                        (1, false)
-                    }
+            }
+            let group = &moves[i..j];
+            i = j;
+            let role = b.role_at(from).unwrap_or(Role::Pawn);
+            cut |= match (winners_turn, role) {
+                (true, Role::Pawn) => self.order_piece::<true, 0>(&env, from, group, out),
+                (true, Role::Knight) => self.order_piece::<true, 1>(&env, from, group, out),
+                (true, Role::Bishop) => self.order_piece::<true, 2>(&env, from, group, out),
+                (true, Role::Rook) => self.order_piece::<true, 3>(&env, from, group, out),
+                (true, Role::Queen) => self.order_piece::<true, 4>(&env, from, group, out),
+                (true, Role::King) => self.order_piece::<true, 5>(&env, from, group, out),
+                (false, Role::Pawn) => self.order_piece::<false, 0>(&env, from, group, out),
+                (false, Role::Knight) => self.order_piece::<false, 1>(&env, from, group, out),
+                (false, Role::Bishop | Role::Rook | Role::Queen) => {
+                    self.order_piece::<false, 2>(&env, from, group, out)
+                }
+                (false, Role::King) => self.order_piece::<false, 5>(&env, from, group, out),
+            };
+        }
+        cut
+    }
+
+    /// [`Searcher::order_into`] for the moves of one piece, on the winner's
+    /// turn (`W`) or the loser's, for a piece of role `R` (`Role as u8`; on
+    /// the loser's turn 2 stands for any slider, whose moves it scores
+    /// alike). With the side and the role constant, the loop has no branch
+    /// on them (a mispredicted branch per move was a good part of its cost).
+    #[inline(always)]
+    fn order_piece<const W: bool, const R: u8>(
+        &self,
+        e: &OrderEnv<'_>,
+        from: Square,
+        moves: &[Move],
+        out: &mut Vec<(i32, Move, bool)>,
+    ) -> bool {
+        let role = Role::ALL[R as usize];
+        let from_hits = if W { self.zone_hits(role, from, e.occ, e.zone) } else { 0 };
+        let from_target = from.distance(e.t_king);
+        let kd_from = e.kd_target[from.index()];
+        let from_king = from.distance(e.king) as i32;
+        let kd_from_king = i32::from(e.kd_king[from.index()]);
+        let on_queen_ray = W && e.queen_rays.contains(from);
+        let zone_from = e.zone.contains(from);
+        let edge_from = edge_distance(from) as i32;
+        let mut cut = false;
+        for &m in moves {
+            let to = m.to();
+            // A castling move lands on its own rook: never a capture.
+            let capture = e.theirs.contains(to);
+            let (mut cost, progress) = if e.ctx.pawns_and_bishops {
+                self.cost_with(e.pos, m, role, e.ctx)
+            } else {
+                let going = match role {
+                    Role::King => to.distance(e.t_king) < from_target,
+                    Role::Knight => e.kd_target[to.index()] < kd_from,
+                    _ => false,
                 };
-                if cost == 1 && past_progress {
-                    cost = 0;
+                let takes = capture || (role == Role::Pawn && m.is_en_passant());
+                if W {
+                    let advanced = role == Role::Pawn && to.rank().relative_to(self.winner) >= Rank::Sixth;
+                    if advanced || takes || going { (0, true) } else { (1, false) }
+                } else if going {
+                    (0, true)
+                } else if takes {
+                    (3, false)
+                } else if e.ctx.need_loser_promotion {
+                    let heavy = role == Role::Pawn && m.promotion_role() == Some(Role::Queen);
+                    if role == Role::Pawn && !heavy { (0, true) } else { (3, false) }
+                } else {
+                    (1, false)
                 }
-                if depth - cost <= 0 {
-                    // Cut by depth (a winner's mate here was found by the
-                    // node's mate-in-one test).
-                    cut = true;
-                    continue;
-                }
-                let capture = occ.contains(to) && !m.is_castle();
-                let score = if winners_turn {
-                    let occ_after = occ.without(from).with(to);
-                    let mut gain = self.zone_hits(role, to, occ_after, zone) - from_hits;
-                    // Lines opened for the queens (a pawn freeing the queen).
-                    if on_queen_ray {
-                        for q in cx.queens.without(from) {
-                            let before = queen_attacks(q, occ).count() as i32;
-                            let after = queen_attacks(q, occ_after).count() as i32;
-                            gain += (after - before).max(0);
-                        }
+            };
+            if cost == 1 && e.past_progress {
+                cost = 0;
+            }
+            if e.depth - cost <= 0 {
+                // Cut by depth (a winner's mate here was found by the node's
+                // mate-in-one test).
+                cut = true;
+                continue;
+            }
+            let score = if W {
+                let occ_after = e.occ.without(from).with(to);
+                let mut gain = self.zone_hits(role, to, occ_after, e.zone) - from_hits;
+                // Lines opened for the queens (a pawn freeing the queen).
+                if on_queen_ray {
+                    for q in e.queens.without(from) {
+                        let before = queen_attacks(q, e.occ).count() as i32;
+                        let after = queen_attacks(q, occ_after).count() as i32;
+                        gain += (after - before).max(0);
                     }
-                    let closer = from_king - to.distance(cx.king) as i32;
-                    let mut s = match m.promotion_role() {
+                }
+                let closer = from_king - to.distance(e.king) as i32;
+                let mut s = if role == Role::Pawn {
+                    match m.promotion_role() {
                         Some(Role::Queen) => 50,
                         Some(_) => -50,
                         None => 0,
-                    };
-                    if capture && zone.contains(to) {
-                        s -= 3;
-                    }
-                    s + match role {
-                        Role::King => closer - 2,
-                        Role::Knight => 4 * gain + 2 * (kd_from_king - i32::from(kd_king[to.index()])),
-                        Role::Queen => 2 + 4 * gain + closer,
-                        _ => 4 * gain + closer,
                     }
                 } else {
-                    let mut s = if capture { -20 } else { 0 };
-                    if role == Role::King {
-                        s += 2 * (edge_from - edge_distance(to) as i32) - 1;
-                    } else if role == Role::Pawn {
-                        if from_king <= 2 {
-                            s += 5 + i32::from(from.distance(to) == 2);
-                        }
-                    } else if zone.contains(to) && !zone_from {
-                        s += 6;
-                    } else if zone_from && !zone.contains(to) {
-                        s -= 4;
-                    }
-                    s
+                    0
                 };
-                let score = score.clamp(-999, 999);
-                out.push(((cost * 2048 - score) * 4 + cost, m, progress));
-            }
-            i = j;
+                if capture && e.zone.contains(to) {
+                    s -= 3;
+                }
+                s + match role {
+                    Role::King => closer - 2,
+                    Role::Knight => 4 * gain + 2 * (kd_from_king - i32::from(e.kd_king[to.index()])),
+                    Role::Queen => 2 + 4 * gain + closer,
+                    _ => 4 * gain + closer,
+                }
+            } else {
+                let mut s = if capture { -20 } else { 0 };
+                if role == Role::King {
+                    s += 2 * (edge_from - edge_distance(to) as i32) - 1;
+                } else if role == Role::Pawn {
+                    if from_king <= 2 {
+                        s += 5 + i32::from(from.distance(to) == 2);
+                    }
+                } else if e.zone.contains(to) && !zone_from {
+                    s += 6;
+                } else if zone_from && !e.zone.contains(to) {
+                    s -= 4;
+                }
+                s
+            };
+            let score = score.clamp(-999, 999);
+            out.push(((cost * 2048 - score) * 4 + cost, m, progress));
         }
         cut
     }
