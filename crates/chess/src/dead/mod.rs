@@ -31,7 +31,12 @@
 //!    expanded, its moves are ordered on one stack shared by all nodes, and
 //!    its transposition table is one per thread, kept from call to call and
 //!    cleared by epochs), for at most `FAST_FIRST_NODES` nodes. Nine
-//!    queries in ten of the lichess sample get their witness here.
+//!    queries in ten of the lichess sample get their witness here. Then
+//!    the exhaustive search of step 8, for at most `EXHAUSTIVE_FIRST_NODES`
+//!    nodes: with no depth limit and never going back over a position, it
+//!    finds most of the helpmates the first lines missed (long ones, through
+//!    promotions and king walks), where the steps below would spend some
+//!    thousand nodes before it; its witnesses are longer.
 //! 4. **A plan** (module `plan`): the textbook helpmates of the endings
 //!    where searches grow long, played greedily move by move with a
 //!    mate-in-one test before every move of the winner: without a queen or
@@ -91,7 +96,7 @@
 //!
 //! Steps 3 to 5 only ever return witnesses (legal moves ending in mate); a
 //! "cannot mate" comes from steps 1, 2, 6, 8 or a search of step 3 or 7 that
-//! was cut nowhere.
+//! was cut nowhere (or saw every reachable position).
 //!
 //! # Cost
 //!
@@ -164,6 +169,10 @@ pub const THOROUGH_BUDGET: u64 = 400_000;
 /// `PLAN_PLIES` plies, and after the narrow search and the semi-static
 /// analysis the lean search gets a `FAST_MORE_SHARE`-th of the budget.
 const FAST_FIRST_NODES: u64 = 200;
+
+/// The exhaustive walk of step 3 gets `EXHAUSTIVE_FIRST_NODES` nodes (or the
+/// budget, if smaller).
+const EXHAUSTIVE_FIRST_NODES: u64 = 1_000;
 const PLAN_PLIES: usize = 60;
 const FAST_MORE_SHARE: u64 = 2;
 
@@ -302,6 +311,16 @@ pub fn can_mate_with_budget(pos: &Position, side: Color, budget: u64) -> Mateabi
     let mut searcher = Searcher::new(side, 0);
     searcher.line = prefix.clone();
     match fast(&mut searcher, FAST_FIRST_NODES.min(budget)) {
+        Outcome::Mate => return Mateability::CanMate(searcher.line),
+        Outcome::NoMate => return Mateability::CannotMate,
+        Outcome::OutOfBudget => {}
+    }
+    // The exhaustive walk, briefly: where the depth-shaped search's first
+    // lines fail, a walk that never goes back over a position and has no
+    // depth limit mostly finds a (long) helpmate soon.
+    let mut searcher = Searcher::new(side, 0);
+    searcher.line = prefix.clone();
+    match searcher.exhaustive(&pos, EXHAUSTIVE_FIRST_NODES.min(budget)) {
         Outcome::Mate => return Mateability::CanMate(searcher.line),
         Outcome::NoMate => return Mateability::CannotMate,
         Outcome::OutOfBudget => {}
