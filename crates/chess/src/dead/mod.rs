@@ -67,8 +67,9 @@
 //!    between king and rook. Outside the quick mode it is also tried one
 //!    ply deeper: if after every legal move (and the forced replies) the
 //!    position is proved dead, so is this one. Then the lean search of
-//!    step 3 runs again, on half of the budget, pruned by this analysis
-//!    after every pawn move and capture.
+//!    step 3 runs again, on twice the budget (its nodes are the cheapest
+//!    of all: many end on the transposition table or the analysis), pruned
+//!    by this analysis after every pawn move and capture.
 //! 7. **Depth-shaped search** with iterative deepening and a transposition
 //!    table, on a tenth of the budget (half of it when only a promotion of
 //!    the loser can give the winner a mate). The depth cost of a move follows
@@ -167,14 +168,14 @@ pub const THOROUGH_BUDGET: u64 = 400_000;
 /// The first steps (see the module docs): the lean depth-shaped search first
 /// gets `FAST_FIRST_NODES` nodes (or the budget, if smaller), a plan at most
 /// `PLAN_PLIES` plies, and after the narrow search and the semi-static
-/// analysis the lean search gets a `FAST_MORE_SHARE`-th of the budget.
+/// analysis the lean search gets `FAST_MORE_FACTOR` times the budget.
 const FAST_FIRST_NODES: u64 = 200;
 
 /// The exhaustive walk of step 3 gets `EXHAUSTIVE_FIRST_NODES` nodes (or the
 /// budget, if smaller).
 const EXHAUSTIVE_FIRST_NODES: u64 = 1_000;
 const PLAN_PLIES: usize = 60;
-const FAST_MORE_SHARE: u64 = 2;
+const FAST_MORE_FACTOR: u64 = 2;
 
 /// The narrow witness search: first a greedy line (the best move of each
 /// side at every node) up to `GREEDY_MOVES` winner moves deep within
@@ -257,8 +258,8 @@ pub fn can_mate(pos: &Position, side: Color) -> Mateability {
 
 /// As [`can_mate`] with an explicit budget of search nodes (positions whose
 /// moves are all generated): after the first steps (a few hundred nodes at
-/// most), the lean search may expand half of it, the depth-shaped search a
-/// tenth of it, then the exhaustive search the whole of it, so the worst
+/// most), the lean search may expand twice as many nodes, the depth-shaped
+/// search a tenth of it, then the exhaustive search the whole of it, so the worst
 /// case grows with the budget (see [`DEFAULT_BUDGET`] and
 /// [`THOROUGH_BUDGET`]). A larger budget turns more
 /// [`Mateability::Unknown`] answers into definite ones; a definite answer is
@@ -355,7 +356,7 @@ pub fn can_mate_with_budget(pos: &Position, side: Color, budget: u64) -> Mateabi
     let mut searcher = Searcher::new(side, 0);
     searcher.line = prefix.clone();
     searcher.statics = true;
-    match fast(&mut searcher, budget / FAST_MORE_SHARE) {
+    match fast(&mut searcher, budget.saturating_mul(FAST_MORE_FACTOR)) {
         Outcome::Mate => return Mateability::CanMate(searcher.line),
         Outcome::NoMate => return Mateability::CannotMate,
         Outcome::OutOfBudget => {}

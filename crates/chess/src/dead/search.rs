@@ -400,20 +400,6 @@ impl Searcher {
         }
     }
 
-    /// Heuristic order for the narrow search (higher first), without playing
-    /// the move: the winner's pieces should attack more of the loser king's
-    /// neighbourhood, the loser's pieces should fill it and never capture.
-    fn score(&self, pos: &Position, m: Move) -> i32 {
-        self.score_with(pos, &ScoreContext::new(pos, self.winner), m)
-    }
-
-    fn score_with(&self, pos: &Position, cx: &ScoreContext, m: Move) -> i32 {
-        let role = pos.board().role_at(m.from()).unwrap_or(Role::Pawn);
-        let from_hits =
-            if cx.winners_turn { self.zone_hits(role, m.from(), pos.board().occupied(), cx.zone) } else { 0 };
-        self.score_piece(pos, cx, m, role, from_hits)
-    }
-
     /// How many squares of `zone` a winner's `role` on `sq` attacks.
     #[inline]
     fn zone_hits(&self, role: Role, sq: Square, occ: Bitboard, zone: Bitboard) -> i32 {
@@ -428,8 +414,11 @@ impl Searcher {
         (a & zone).count() as i32
     }
 
-    /// [`Searcher::score_with`] given the moving piece's role and, on the
-    /// winner's turn, how many squares of the zone it attacks from `from`.
+    /// Heuristic order of a move for the narrow search (higher first),
+    /// without playing it: the winner's pieces should attack more of the
+    /// loser king's neighbourhood, the loser's pieces should fill it and
+    /// never capture. `role` is the moving piece's, `from_hits` (on the
+    /// winner's turn) how many squares of the zone it attacks from `from`.
     #[inline]
     fn score_piece(&self, pos: &Position, cx: &ScoreContext, m: Move, role: Role, from_hits: i32) -> i32 {
         let b = pos.board();
@@ -634,11 +623,7 @@ impl Searcher {
     /// cost 0, and so does any move answering one; the loser's captures cost
     /// 3; everything else 1. Only the shape of the search depends on it,
     /// never the soundness of its answers.
-    fn cost(&self, pos: &Position, m: Move, ctx: &NodeContext) -> (i32, bool) {
-        self.cost_with(pos, m, pos.board().role_at(m.from()).unwrap_or(Role::Pawn), ctx)
-    }
-
-    /// [`Searcher::cost`] given the moving piece's role.
+    /// (`role`: the moving piece's.)
     #[inline]
     fn cost_with(&self, pos: &Position, m: Move, role: Role, ctx: &NodeContext) -> (i32, bool) {
         const REWARD: (i32, bool) = (0, true);
@@ -1051,15 +1036,18 @@ impl Searcher {
         }
         let ctx = self.node_context(pos, was_semi_blocked);
         let semi_blocked = ctx.semi_blocked;
-        // Cheapest moves first, then by the narrow search's preference.
-        let mut order: Vec<(i32, i32, Move, bool)> = moves
+        // Cheapest moves first, then by the narrow search's preference: the
+        // fast search's keys (with no depth to cut by), sorted as (cost,
+        // -score) pairs, the order they had when computed move by move
+        // (ties included).
+        let cx = ScoreContext::new(pos, self.winner);
+        let mut keyed = Vec::with_capacity(moves.len());
+        self.order_into(pos, &moves, &ctx, &cx, past_progress, i32::MAX, &mut keyed);
+        let mut order: Vec<(i32, i32, Move, bool)> = keyed
             .iter()
-            .map(|&m| {
-                let (mut c, progress) = self.cost(pos, m, &ctx);
-                if c == 1 && past_progress {
-                    c = 0;
-                }
-                (c, -self.score(pos, m), m, progress)
+            .map(|&(k, m, progress)| {
+                let cost = k.rem_euclid(4);
+                (cost, (k - cost) / 4 - cost * 2048, m, progress)
             })
             .collect();
         order.sort_unstable_by_key(|&(c, s, _, _)| (c, s));
