@@ -113,13 +113,29 @@
 //! pawn move and capture, one allocation and sort per node and a move list
 //! generated for every position at the depth limit; 58 queries reached the
 //! exhaustive search (49 ms each on average, 0.3 s at most) and 8 spent the
-//! whole budget. Now a witness costs its search's nodes, some 25 on average
-//! at about 0.4 µs each (legal moves, a mate-in-one test and a cost and score
-//! for every move); the helpmates found are mostly short tactical ones, but a
-//! search guided by costs still walks some wrong lines first. A quicker
-//! answer would need the mating pattern to be found before any search (the
-//! 4.5 µs of the D3-Chess quick mode only prove that no mate exists; they
-//! find no witness).
+//! whole budget.
+//!
+//! Now (issue 18, point 4; fastest of 3 runs, 14.4 µs per query on
+//! average) nine queries in ten end in the first lean search, at 7.6 µs
+//! each: a witness costs its search's nodes, about as many as its plies
+//! (some 20), at 0.3 to 0.5 µs a node: the legal moves (110 ns), the
+//! mate-in-one test on the winner's turn (130 ns) and, most of it, a cost
+//! and a score for every move (290 ns a winner's node, 200 ns a loser's).
+//! One query in eleven ends in the brief exhaustive walk of step 3, at
+//! 73 µs each (the failed first lines included): together they take half
+//! of the time. Some hundred queries go further; the slowest (2.3 ms) spend
+//! the whole budget. The first run of a query costs some 1.5 times its
+//! fastest run on the loaded development machine (caches and branch history
+//! of that position, and other processes).
+//!
+//! The issue's target, 5 µs on average, would need a witness in some ten
+//! nodes at most, or nodes several times cheaper: the helpmates these
+//! searches find follow D3-Chess's mating corner (kings walking, pawns
+//! promoting), some 20 plies long where shorter tactical ones exist, and
+//! searches steered towards the short ones (the narrow search first, the
+//! corner nearest the loser's king, no king walk for the winner) were
+//! slower. The 4.5 µs of the D3-Chess quick mode only prove that no mate
+//! exists; they find no witness.
 //!
 //! # Unknown answers (DEC-4)
 //!
@@ -143,16 +159,16 @@ use search::{FastTable, Outcome, Searcher};
 /// The node budget of [`can_mate`], the analysis a flag ruling (6.9), a
 /// resignation or any other end with the draw exception waits for: chosen so
 /// that no position of the lichess sample takes more than a few
-/// milliseconds (3.5 ms at most on the 2-core development machine; the
-/// exhaustive search of step 8 on the whole budget is the slowest part). It
+/// milliseconds (2.3 ms at most on the 2-core development machine, fastest
+/// of 3 runs; the queries that spend the whole budget are the slowest). It
 /// decides every query of that sample that the former default of
-/// [`THOROUGH_BUDGET`] decided but 7 (helpmates of 30 to 100 plies through
-/// promotions), all of which [`THOROUGH_BUDGET`] still decides; on the
-/// D3-Chess test vectors, positions built to be hard, about one query in
-/// twelve comes back unknown (for the arbiter to review, DEC-4). The rules
-/// engine calls it only when a game is lost by a flag, a resignation, a
-/// second illegal move or a missed reconnection (the draw exception), never
-/// per move (that is [`is_dead_quick`]).
+/// [`THOROUGH_BUDGET`] decided, and 4 more; on the D3-Chess test vectors,
+/// positions built to be hard, about one query in thirteen comes back
+/// unknown (for the arbiter to review, DEC-4), and the slowest (locked pawn
+/// walls, where the pruned lean search analyses after every pawn move) take
+/// up to 6 ms. The rules engine calls it only when a game is lost by a flag,
+/// a resignation, a second illegal move or a missed reconnection (the draw
+/// exception), never per move (that is [`is_dead_quick`]).
 pub const DEFAULT_BUDGET: u64 = 2_500;
 
 /// The budget for a thorough analysis, where waiting is acceptable (an
