@@ -236,5 +236,6 @@ fn append(g: usize, last_seq: i64, payload: &str) -> Append {
         result: None,
         // Every append of the server rewrites the game's read model.
         view: Some(StoredView { format: 1, json: payload.to_owned() }),
+        deadline_wall_ms: Some(seq * 1_000 + 60_000),
     }
 }

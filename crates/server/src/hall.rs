@@ -1,16 +1,19 @@
-//! The playing hall: every loaded game's table, loaded on first use, and
-//! the reads that answer without loading one.
+//! The playing hall: every loaded game's table, loaded on first use, the
+//! timers of the games in play that are not loaded, and the reads that
+//! answer without loading one.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use tokio::sync::{Mutex, OnceCell};
+use tokio::sync::{Mutex, OnceCell, Semaphore};
+use tokio_util::sync::CancellationToken;
 
 use crate::error::ApiError;
 use crate::request::Stamped;
 use crate::store::{EventStore, GameRow, Storage};
-use crate::table::{self, Continuity, TableHandle, wall_ms};
+use crate::table::{self, Outages, TableHandle, wall_ms};
+use crate::timers::{self, Timers};
 use crate::view::GameReading;
 
 /// Games whose read model is rebuilt per page of [`Hall::rebuild_views`].
@@ -18,6 +21,11 @@ const REBUILD_PAGE: u32 = 100;
 
 /// The smallest map size at which stopped tables are pruned.
 const MIN_PRUNE_AT: usize = 256;
+
+/// Games loaded at once for their deadlines: enough to keep both cores
+/// busy with the reads and replays, few enough that a burst of deadlines
+/// does not queue thousands of loads ahead of the players' acts.
+const DEADLINE_LOADS: usize = 16;
 
 /// The tables of the games in memory.
 #[derive(Debug)]
@@ -28,33 +36,32 @@ pub struct Hall {
     /// stopped are forgotten (amortised: the next prune waits until the map
     /// has doubled again).
     prune_at: AtomicUsize,
-    /// How the time since a game's last event counts when it is loaded.
-    continuity: std::sync::Mutex<Continuity>,
+    /// The outages a game loaded now may have crossed (read again from the
+    /// store by [`Hall::arm_in_play`]: another replica may record one).
+    outages: std::sync::RwLock<Outages>,
+    /// The deadlines of the games in play that are not loaded.
+    timers: Arc<Timers>,
 }
 
 impl Hall {
-    /// A hall over `store`. With a single replica (the embedded database),
-    /// a game loaded after its last event was served by nobody, so loads
-    /// count an outage; with several replicas another may have been serving
-    /// it (`Continuity::Continuous`).
-    pub fn new(store: Storage, continuity: Continuity) -> Hall {
+    /// A hall over `store`, knowing of `outages` of the service.
+    pub fn new(store: Storage, outages: Outages) -> Hall {
         Hall {
             store,
             tables: Mutex::new(HashMap::new()),
             prune_at: AtomicUsize::new(MIN_PRUNE_AT),
-            continuity: std::sync::Mutex::new(continuity),
+            outages: std::sync::RwLock::new(outages),
+            timers: Arc::default(),
         }
     }
 
-    /// Changes how later loads count the time since a game's last event.
-    pub fn set_continuity(&self, continuity: Continuity) {
-        if let Ok(mut c) = self.continuity.lock() {
-            *c = continuity;
-        }
+    /// The deadlines armed for games that are not loaded.
+    pub fn timers(&self) -> &Timers {
+        &self.timers
     }
 
-    fn continuity(&self) -> Continuity {
-        self.continuity.lock().map_or(Continuity::Continuous, |c| *c)
+    fn outages(&self) -> Outages {
+        self.outages.read().map_or_else(|e| e.into_inner().clone(), |o| o.clone())
     }
 
     pub fn store(&self) -> &Storage {
@@ -89,7 +96,9 @@ impl Hall {
                 cell
             };
             let result = cell
-                .get_or_try_init(|| table::open(self.store.clone(), id, self.continuity()))
+                .get_or_try_init(|| {
+                    table::open(self.store.clone(), id, self.outages(), Some(Arc::clone(&self.timers)))
+                })
                 .await
                 .cloned();
             if result.is_err() {
@@ -222,25 +231,95 @@ impl Hall {
         .map_err(ApiError::from)
     }
 
-    /// Loads every game in play, so that their timers run and outages are
-    /// recorded at once after a restart. Returns how many were loaded.
-    /// Pending games are not loaded: they have no timer, and a backlog of
-    /// them (a flood of creations) must not fill the memory of every
-    /// replica at start-up; each is loaded when it is next used.
+    /// Arms the timer of every game in play that is not loaded here, from
+    /// the deadlines the games index holds (one read, no replay), so that
+    /// each is loaded shortly before its deadline (see [`Hall::run_timers`]).
+    /// A deadline recorded before an outage moves by the outage, which is
+    /// not charged (see [`Outages`]). Games whose index row predates
+    /// recorded deadlines are loaded at once. Returns how many games were
+    /// armed or loaded. Pending games have no timer: each is loaded when it
+    /// is next used.
     ///
     /// # Errors
     /// [`ApiError::Unavailable`] if the list cannot be read.
-    pub async fn load_in_play(&self) -> Result<usize, ApiError> {
-        let ids = self.store.games_in_play().await?;
-        let mut loaded = 0;
-        for id in ids {
-            match self.table(&id).await {
-                Ok(_) => loaded += 1,
-                Err(e) => tracing::error!(game = %id, error = %e, "cannot load a game in play"),
+    pub async fn arm_in_play(&self) -> Result<usize, ApiError> {
+        if let Ok(list) = self.store.outages().await
+            && let Ok(mut outages) = self.outages.write()
+        {
+            *outages = Outages::new(list);
+        }
+        let outages = self.outages();
+        let games = self.store.games_in_play().await?;
+        let loaded: std::collections::HashSet<String> = {
+            let tables = self.tables.lock().await;
+            tables
+                .iter()
+                .filter(|(_, c)| c.get().is_some_and(|t| !t.is_closed()))
+                .map(|(id, _)| id.clone())
+                .collect()
+        };
+        let mut armed = 0;
+        for game in games {
+            if loaded.contains(&game.id) {
+                continue;
             }
+            match game.deadline_wall_ms {
+                // A paused clock: nothing to arm.
+                None => continue,
+                Some(0) => {
+                    if let Err(e) = self.table(&game.id).await {
+                        tracing::error!(game = %game.id, error = %e, "cannot load a game in play");
+                        continue;
+                    }
+                }
+                Some(deadline) => {
+                    self.timers
+                        .arm(&game.id, deadline + outages.uncharged_ms(game.updated_wall_ms, i64::MAX));
+                }
+            }
+            armed += 1;
         }
         metrics::gauge!("arbiter_tables_in_memory").set(self.loaded().await as f64);
-        Ok(loaded)
+        Ok(armed)
+    }
+
+    /// Loads each game whose armed deadline is near ([`timers::LEAD`]
+    /// ahead), so that its table rules at the deadline; runs until `stop`.
+    pub async fn run_timers(self: Arc<Self>, stop: CancellationToken) {
+        let loads = Arc::new(Semaphore::new(DEADLINE_LOADS));
+        let lead = i64::try_from(timers::LEAD.as_millis()).unwrap_or(i64::MAX);
+        loop {
+            let wait = match self.timers.earliest() {
+                Some(at) => {
+                    std::time::Duration::from_millis(u64::try_from(at - lead - wall_ms()).unwrap_or(0))
+                }
+                // Woken by the first deadline armed.
+                None => std::time::Duration::from_secs(3600),
+            };
+            tokio::select! {
+                () = stop.cancelled() => return,
+                () = self.timers.earlier_armed() => continue,
+                () = tokio::time::sleep(wait) => {}
+            }
+            for id in self.timers.take_due(wall_ms() + lead) {
+                let Ok(permit) = Arc::clone(&loads).acquire_owned().await else { return };
+                let hall = Arc::clone(&self);
+                tokio::spawn(async move {
+                    match hall.table(&id).await {
+                        Ok(_) => {}
+                        Err(e @ ApiError::Unavailable(_)) => {
+                            // Not lost: armed again shortly, to try again.
+                            tracing::warn!(game = %id, error = %e, "cannot load a game for its deadline; retrying");
+                            hall.timers.arm(&id, wall_ms() + 250);
+                        }
+                        Err(e) => {
+                            tracing::error!(game = %id, error = %e, "cannot load a game for its deadline")
+                        }
+                    }
+                    drop(permit);
+                });
+            }
+        }
     }
 
     /// Withdraws the pending games created more than `ttl` ago (an `EXPIRED`

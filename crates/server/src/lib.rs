@@ -27,6 +27,7 @@ pub mod store;
 pub mod table;
 mod telemetry;
 pub mod throttle;
+pub mod timers;
 pub mod tournament;
 pub mod traces;
 pub mod view;
@@ -200,28 +201,28 @@ async fn replica_duties(
                     tracing::warn!(error = %e, "heartbeat failed");
                 }
             }
-            // Every replica keeps every game in play loaded, so that each
-            // runs every game's timer: when the replica a game was played on
-            // dies, the others still rule on its flag at the deadline.
+            // Every replica arms the timer of every game in play, with the
+            // deadline the index holds (the games it has loaded run their
+            // own), so that when the replica a game was played on dies, the
+            // others still load it before its deadline and rule on its flag.
             _ = sweep.tick(), if shared => {
-                // One sweep at a time: with many games to load, a sweep can
-                // outlast the interval.
+                // One sweep at a time: with many games, a sweep can outlast
+                // the interval.
                 if sweeping.as_ref().is_none_or(tokio::task::JoinHandle::is_finished) {
                     let hall = hall.clone();
                     sweeping = Some(tokio::spawn(async move {
-                        let _ = hall.load_in_play().await;
+                        if let Err(e) = hall.arm_in_play().await {
+                            tracing::warn!(error = %e, "cannot arm the timers of the games in play");
+                        }
                     }));
                 }
             }
             received = appended.recv(), if listening => match received {
                 Ok((game, _)) if game == crate::store::RESYNC => hall.notify_all().await,
+                // A game not loaded here has its deadline armed by the
+                // next sweep.
                 Ok((game, seq)) => {
-                    if !hall.notify(&game, seq).await {
-                        // A game another replica started: load it now
-                        // rather than at the next sweep.
-                        let hall = hall.clone();
-                        tokio::spawn(async move { let _ = hall.table(&game).await; });
-                    }
+                    hall.notify(&game, seq).await;
                 }
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => hall.notify_all().await,
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => listening = false,
@@ -503,39 +504,43 @@ pub async fn serve(
     let auth = Arc::new(Authority::new(keys, &config.tokens, store.clone()));
     let replica = format!("r{}", uuid::Uuid::new_v4().simple());
     let shared = matches!(store, Storage::Postgres(_));
-    // Games loaded now were served by nobody since their last event unless
-    // another replica is alive (only possible on a shared database).
+    // Unless another replica is alive (only possible on a shared database),
+    // nobody served any game since the last heartbeat: an outage, recorded
+    // so that every game that crossed it, loaded now or much later, is not
+    // charged for it.
     let others_alive = shared
         && !store.live_replicas(table::wall_ms(), REPLICA_TIMEOUT_MS).await.unwrap_or_default().is_empty();
-    let startup = if others_alive {
-        table::Continuity::Continuous
-    } else {
-        // The last heartbeat is the last moment the service was known to be
-        // up: a player's thinking time until then is charged, the outage
-        // after it is not.
-        table::Continuity::AfterOutage { last_alive_wall_ms: store.last_heartbeat().await.ok().flatten() }
-    };
+    let mut outages = store.outages().await.unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "cannot read the recorded outages");
+        Vec::new()
+    });
+    if !others_alive {
+        // No heartbeat at all (a database of a release before them): the
+        // time since each game's last event is the outage.
+        let last_alive = store.last_heartbeat().await.ok().flatten().unwrap_or(0);
+        let resumed = table::wall_ms();
+        if let Err(e) = store.record_outage(last_alive, resumed).await {
+            tracing::warn!(error = %e, "cannot record the outage");
+        }
+        outages.push((last_alive, resumed));
+    }
     if let Err(e) = store.heartbeat(&replica, table::wall_ms()).await {
         tracing::warn!(error = %e, "cannot record this replica's heartbeat");
     }
-    let hall = Arc::new(Hall::new(store.clone(), startup));
+    let hall = Arc::new(Hall::new(store.clone(), table::Outages::new(outages)));
     // Run in a task of its own: the future borrows the hall, and a
     // spawned task keeps `run`'s future `Send` for every lifetime.
     let loading = {
         let hall = hall.clone();
-        tokio::spawn(async move { hall.load_in_play().await })
+        tokio::spawn(async move { hall.arm_in_play().await })
     };
     match loading.await {
-        Ok(Ok(n)) => tracing::info!(games = n, "games in play loaded"),
+        Ok(Ok(n)) => tracing::info!(games = n, "timers of the games in play armed"),
         Ok(Err(e)) => tracing::error!(error = %e, "cannot list the games in play"),
-        Err(e) => tracing::error!(error = %e, "loading the games in play failed"),
+        Err(e) => tracing::error!(error = %e, "arming the games in play failed"),
     }
     let background = CancellationToken::new();
-    if shared {
-        // From now on this replica is alive: a game it loads later may have
-        // been served by another one until now.
-        hall.set_continuity(table::Continuity::Continuous);
-    }
+    tokio::spawn(hall.clone().run_timers(background.clone()));
     tokio::spawn(replica_duties(store.clone(), hall.clone(), replica.clone(), shared, background.clone()));
     tokio::spawn(expire_pending_games(hall.clone(), config.pending_game_ttl, background.clone()));
     {

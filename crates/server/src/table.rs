@@ -30,6 +30,7 @@ use crate::error::{AbortReason, ApiError};
 use crate::event_log::{self, Aftermath, Clocks, GameSpec, GameView, ObligationView, QuestionView};
 use crate::request::Stamped;
 use crate::store::{Append, EventPages, EventRow, EventStore, GameRow, GameStatus, Storage, StoredView};
+use crate::timers::Timers;
 use crate::view::{GameReading, LoggedEvent};
 
 /// How long a finished game stays loaded without commands. Long enough for
@@ -51,6 +52,19 @@ const IDLE_LOADED_FINISHED: Duration = Duration::from_secs(2);
 /// creating a round ahead of time, or a flood of creations) holds no
 /// memory beyond a few seconds of creations.
 const IDLE_PENDING: Duration = Duration::from_secs(5);
+/// How long a game in play stays loaded without commands before it is put
+/// away (its deadline armed in the hall's [`Timers`] instead), unless its
+/// deadline is near (within [`PARK_MARGIN`]). A game being played gets a
+/// move every few seconds and stays loaded; a long think, an adjourned or
+/// paused game, or a hundred thousand games whose players are elsewhere
+/// cost a timer entry each, not a table.
+const IDLE_IN_PLAY: Duration = Duration::from_secs(5);
+/// A game whose deadline is closer than this stays loaded: putting it away
+/// would only load it again at once ([`crate::timers::LEAD`]).
+const PARK_MARGIN: Duration = Duration::from_secs(4);
+/// Events a watcher may fall behind its game before it catches up from the
+/// log (`RecvError::Lagged`, handled by every watch stream).
+const WATCH_BACKLOG: usize = 32;
 /// How long to wait before retrying a deadline whose ruling could not be
 /// stored.
 const STORE_RETRY: Duration = Duration::from_millis(250);
@@ -131,17 +145,56 @@ enum Command {
     },
 }
 
-/// How the time since a game's last event is counted when its table loads.
+/// An outage of the service: nobody served any game from
+/// `last_alive_wall_ms` (the last heartbeat of the last replica alive; 0 if
+/// none was ever recorded) until `resumed_wall_ms` (the start-up that found
+/// no replica alive).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Continuity {
-    /// Nobody served the game since `last_alive_wall_ms` (the last moment
-    /// the service was known to be up; `None` if unknown): the time until
-    /// then counts for the player on move, the outage after it does not and
-    /// is recorded (FIDE 6.11 spirit).
-    AfterOutage { last_alive_wall_ms: Option<i64> },
-    /// Another replica may have been serving the game: the wall-clock time
-    /// since its last event counts, as it did for the players.
-    Continuous,
+pub struct Outage {
+    pub last_alive_wall_ms: i64,
+    pub resumed_wall_ms: i64,
+}
+
+/// The outages of the service a game loaded now may have crossed. A game is
+/// loaded when someone acts on it or its deadline nears, perhaps long after
+/// a restart, perhaps after several: the time since its last event counts
+/// for the player on move except the outages in it, which are recorded
+/// when it loads (one `ServiceResumed` with their sum, FIDE 6.11 spirit).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Outages(Arc<[Outage]>);
+
+impl Outages {
+    /// No outage: the time since a game's last event counts in full.
+    pub fn none() -> Outages {
+        Outages::default()
+    }
+
+    /// The outages as the store lists them, `(last_alive_wall_ms,
+    /// resumed_wall_ms)`.
+    pub fn new(list: impl IntoIterator<Item = (i64, i64)>) -> Outages {
+        Outages(
+            list.into_iter()
+                .map(|(last_alive_wall_ms, resumed_wall_ms)| Outage { last_alive_wall_ms, resumed_wall_ms })
+                .collect(),
+        )
+    }
+
+    /// The time between `last_event_wall_ms` and `now_wall_ms` the service
+    /// was down, in ms: not charged to the player on move.
+    pub fn uncharged_ms(&self, last_event_wall_ms: i64, now_wall_ms: i64) -> i64 {
+        self.0
+            .iter()
+            .map(|o| {
+                (o.resumed_wall_ms.min(now_wall_ms) - o.last_alive_wall_ms.max(last_event_wall_ms)).max(0)
+            })
+            .sum()
+    }
+
+    /// Whether a game whose last event was at `last_event_wall_ms` crossed
+    /// an outage (its table records the resumption when it loads).
+    pub fn crossed(&self, last_event_wall_ms: i64) -> bool {
+        self.0.iter().any(|o| o.resumed_wall_ms > last_event_wall_ms)
+    }
 }
 
 /// A handle on a loaded game.
@@ -226,6 +279,9 @@ struct Table {
     /// The games index held a read model of the game when it was last read
     /// (a row of a release before read models has none).
     view_stored: bool,
+    /// Where the game's deadline goes when the table is put away (`None`:
+    /// a game in play is never put away).
+    timers: Option<Arc<Timers>>,
 }
 
 /// A request id as the log records it (see [`crate::request`]).
@@ -307,21 +363,31 @@ impl Notation {
 /// # Errors
 /// [`ApiError::NotFound`], [`ApiError::Unavailable`], or
 /// [`ApiError::Internal`] if the log no longer replays.
-pub async fn open(store: Storage, id: &str, continuity: Continuity) -> Result<TableHandle, ApiError> {
-    let (events, _) = broadcast::channel(256);
+///
+/// With `timers`, the game is taken out of them (its table runs its timer
+/// from now on) and, in play but left alone, is put back in them when its
+/// table stops (see [`IDLE_IN_PLAY`]); without, a game in play stays
+/// loaded.
+pub async fn open(
+    store: Storage,
+    id: &str,
+    outages: Outages,
+    timers: Option<Arc<Timers>>,
+) -> Result<TableHandle, ApiError> {
+    // Slots are allocated with the channel, for every loaded table; a
+    // watcher that falls further behind reads the rest from the log.
+    let (events, _) = broadcast::channel(WATCH_BACKLOG);
     let mut table = Table::load(store, id, events.clone()).await?;
+    if let Some(timers) = &timers {
+        timers.disarm(id);
+    }
+    table.timers = timers;
     let now = wall_ms();
     let last_event = table.row.updated_wall_ms;
-    let (counted_ms, outage_ms) = match continuity {
-        Continuity::Continuous => ((now - last_event).max(0), 0),
-        Continuity::AfterOutage { last_alive_wall_ms } => {
-            let alive = last_alive_wall_ms.unwrap_or(last_event).clamp(last_event, now.max(last_event));
-            (alive - last_event, (now - alive).max(0))
-        }
-    };
-    table.offset += counted_ms;
+    let outage_ms = outages.uncharged_ms(last_event, now);
+    table.offset += (now - last_event - outage_ms).max(0);
     let (tx, rx) = mpsc::channel(64);
-    let running = matches!(continuity, Continuity::AfterOutage { .. })
+    let running = outages.crossed(last_event)
         && table.game.is_started()
         && !table.game.is_over()
         && !table.game.clock().is_paused();
@@ -362,6 +428,7 @@ impl Table {
             notation: Notation::default(),
             loaded_finished: false,
             view_stored: false,
+            timers: None,
         };
         table.replay().await?;
         table.loaded_finished = table.closed();
@@ -430,12 +497,14 @@ impl Table {
             let wake = self.wake_at();
             let finished = self.closed();
             let pending = !self.game.is_started() && !finished;
-            let idle = if pending {
-                IDLE_PENDING
+            let (idle, may_stop) = if pending {
+                (IDLE_PENDING, true)
             } else if self.loaded_finished {
-                IDLE_LOADED_FINISHED
+                (IDLE_LOADED_FINISHED, true)
+            } else if finished {
+                (IDLE_FINISHED, true)
             } else {
-                IDLE_FINISHED
+                (IDLE_IN_PLAY, self.may_park(wake))
             };
             tokio::select! {
                 biased;
@@ -444,10 +513,10 @@ impl Table {
                     None => break,
                 },
                 () = sleep_until_opt(wake) => self.on_deadline().await,
-                () = tokio::time::sleep(idle), if finished || pending => {
-                    // A watcher waiting for a pending game to start keeps
-                    // its table (a new one subscribes before its first read,
-                    // which wakes this loop).
+                () = tokio::time::sleep(idle), if may_stop => {
+                    // A watcher (of a game in play, or waiting for a pending
+                    // game to start) keeps its table (a new one subscribes
+                    // before its first read, which wakes this loop).
                     if self.events.receiver_count() > 0 {
                         continue;
                     }
@@ -458,10 +527,41 @@ impl Table {
                     while let Some(command) = rx.recv().await {
                         self.handle(command).await;
                     }
+                    self.park();
                     break;
                 }
             }
         }
+    }
+
+    /// Whether the table of a game in play may be put away: with somewhere
+    /// to arm its deadline, nothing to rebuild, and no deadline near.
+    fn may_park(&self, wake: Option<Instant>) -> bool {
+        self.timers.is_some()
+            && !self.dirty
+            && self.retry_deadline_at.is_none()
+            && wake.is_none_or(|at| at > Instant::now() + PARK_MARGIN)
+    }
+
+    /// Arms the game's next deadline in the hall's timers as the table
+    /// stops (after its channel closed: a timer that fired now would find
+    /// the table closed and load the game again, never a table about to
+    /// stop).
+    fn park(&self) {
+        let Some(timers) = &self.timers else { return };
+        if self.closed() {
+            return;
+        }
+        if let Some(deadline_wall_ms) = self.deadline_wall_ms() {
+            timers.arm(&self.row.id, deadline_wall_ms);
+        }
+        metrics::counter!("arbiter_tables_parked_total").increment(1);
+    }
+
+    /// The game's next deadline as a wall-clock instant.
+    fn deadline_wall_ms(&self) -> Option<i64> {
+        let deadline = self.game.next_deadline()?;
+        Some(wall_ms() + (deadline - self.now_at()).max(0))
     }
 
     async fn handle(&mut self, command: Command) {
@@ -792,6 +892,7 @@ impl Table {
         };
         let result = self.game.end().map(|end| api::game_result_text(end.result));
         let view = self.view(at);
+        let deadline_wall_ms = self.game.next_deadline().map(|deadline| row.wall_ms + (deadline - at).max(0));
         let append = Append {
             game_id: self.row.id.clone(),
             expected_last_seq: self.last_seq,
@@ -799,6 +900,7 @@ impl Table {
             status: self.status(),
             result: result.clone(),
             view: Some(StoredView { format: event_log::FORMAT, json: event_log::encode_view(&view) }),
+            deadline_wall_ms,
         };
         if let Err(e) = self.store.append(append).await {
             self.dirty = true;
@@ -899,6 +1001,27 @@ mod tests {
     fn play(record: &mut GameRecord, uci: &str) {
         let m = record.position().parse_uci(uci).unwrap();
         record.push(m).unwrap();
+    }
+
+    #[test]
+    fn outages_are_not_charged_however_many_a_game_crossed() {
+        // Down from 1,000 to 1,500 and from 3,000 to 3,200.
+        let outages = Outages::new([(1_000, 1_500), (3_000, 3_200)]);
+        // A game whose last event was at 500, loaded at 4,000: both.
+        assert_eq!(outages.uncharged_ms(500, 4_000), 700);
+        assert!(outages.crossed(500));
+        // Loaded at 3,100, during the second (the time up to now only).
+        assert_eq!(outages.uncharged_ms(500, 3_100), 600);
+        // Its last event after the first: the second only.
+        assert_eq!(outages.uncharged_ms(2_000, 4_000), 200);
+        // After both: served continuously.
+        assert_eq!(outages.uncharged_ms(3_200, 4_000), 0);
+        assert!(!outages.crossed(3_200));
+        // No heartbeat ever recorded (0): the time since the last event.
+        let unknown = Outages::new([(0, 2_000)]);
+        assert_eq!(unknown.uncharged_ms(1_200, 2_500), 800);
+        assert_eq!(Outages::none().uncharged_ms(0, 9_000), 0);
+        assert!(!Outages::none().crossed(0));
     }
 
     #[test]

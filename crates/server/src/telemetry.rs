@@ -151,6 +151,14 @@ fn describe() {
     describe_counter!("arbiter_quota_refusals_total", "Requests refused by a quota, by reason.");
     describe_gauge!("arbiter_watch_streams", "Watch streams open (WatchGame, WatchGames, WatchBroadcast).");
     describe_gauge!("arbiter_tables_in_memory", "Games loaded in memory on this replica.");
+    describe_gauge!(
+        "arbiter_timers_armed",
+        "Games in play not loaded on this replica whose next deadline is armed."
+    );
+    describe_counter!(
+        "arbiter_tables_parked_total",
+        "Tables of games in play put away after a while without commands, their deadlines armed."
+    );
     describe_histogram!(
         "arbiter_deadline_lateness_seconds",
         Unit::Seconds,

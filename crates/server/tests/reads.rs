@@ -8,7 +8,7 @@ use std::time::Duration;
 use arbiter_server::event_log::{self, GameSpec, PlayerSpec};
 use arbiter_server::hall::Hall;
 use arbiter_server::store::{EventStore, GameFilter, GameRow, GameStatus, Storage};
-use arbiter_server::table::{Act, Continuity};
+use arbiter_server::table::{Act, Outages};
 use arbiter_server::view::GameReading;
 
 use arbiter_chess::Color;
@@ -46,7 +46,7 @@ async fn read_models_of_the_golden_corpus_match_the_logs() {
     assert!(before.len() >= 18, "{} games", before.len());
     assert!(before.iter().all(|r| r.view.is_none()), "the first release wrote no read models");
 
-    let hall = Hall::new(store.clone(), Continuity::Continuous);
+    let hall = Hall::new(store.clone(), Outages::none());
     assert_eq!(hall.rebuild_views().await.unwrap(), before.len());
     assert!(store.games_without_view("", 1000).await.unwrap().is_empty());
     // The tables loaded for the rebuild, read from their logs.
@@ -56,7 +56,7 @@ async fn read_models_of_the_golden_corpus_match_the_logs() {
     }
 
     // A hall that has loaded nothing, as after a restart.
-    let fresh = Hall::new(store.clone(), Continuity::Continuous);
+    let fresh = Hall::new(store.clone(), Outages::none());
     let after = rows(&store).await;
     for (row, from_log) in after.iter().zip(&from_logs) {
         let listed = timeless(fresh.list_reading(row).await.unwrap());
@@ -84,7 +84,7 @@ async fn read_models_of_the_golden_corpus_match_the_logs() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_append_keeps_the_read_model() {
     let store = Storage::open("sqlite::memory:").await.unwrap();
-    let hall = Hall::new(store.clone(), Continuity::Continuous);
+    let hall = Hall::new(store.clone(), Outages::none());
     let spec = GameSpec {
         event: "Reads".to_owned(),
         round: "1".to_owned(),
@@ -128,7 +128,7 @@ async fn every_append_keeps_the_read_model() {
             "black",
         ),
     ];
-    let fresh = Hall::new(store.clone(), Continuity::Continuous);
+    let fresh = Hall::new(store.clone(), Outages::none());
     for (act, actor) in acts {
         let acted = table.act(act, actor, None, None).await.unwrap();
         let row = store.game("r1").await.unwrap().unwrap();
@@ -180,23 +180,33 @@ fn pending_row(id: &str, created_wall_ms: i64) -> GameRow {
     }
 }
 
-/// Audit H2: pending games have no timer, so a start-up loads only the games
-/// in play, and a pending game's table unloads when idle (a backlog of
-/// pending games holds no memory).
+/// Audit H2 and issue 18: neither pending games nor games in play are
+/// loaded at start: a start-up arms the deadline of each game in play from
+/// the index; a pending game's table unloads when idle (a backlog of pending
+/// games holds no memory), and so does a game in play left alone, its
+/// deadline armed again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn pending_games_are_not_loaded_at_start_and_unload_when_idle() {
+async fn games_are_not_loaded_at_start_and_unload_when_idle() {
     let store = Storage::open("sqlite::memory:").await.unwrap();
-    let hall = Hall::new(store.clone(), Continuity::Continuous);
+    let hall = Hall::new(store.clone(), Outages::none());
     let now = arbiter_server::table::wall_ms();
     for i in 0..20 {
         hall.create(&pending_row(&format!("p{i}"), now), None, None).await.unwrap();
     }
     hall.create(&pending_row("live", now), None, None).await.unwrap();
+    let started = arbiter_server::table::wall_ms();
     hall.table("live").await.unwrap().act(Act::Event(Event::Start), "arbiter", None, None).await.unwrap();
+    // 90 minutes and the first move's 30 s on White's clock from the start.
+    let flag_at = started + 90 * 60_000 + 30_000;
+    let near = |deadline: Option<i64>| deadline.is_some_and(|d| (d - flag_at).abs() < 2_000);
     // A "restart": a fresh hall on the same store.
-    let fresh = Hall::new(store.clone(), Continuity::Continuous);
-    assert_eq!(fresh.load_in_play().await.unwrap(), 1);
-    assert_eq!(fresh.loaded().await, 1);
+    let fresh = Hall::new(store.clone(), Outages::none());
+    assert_eq!(fresh.arm_in_play().await.unwrap(), 1);
+    assert_eq!(fresh.loaded().await, 0);
+    assert!(near(fresh.timers().deadline("live")), "{:?} vs {flag_at}", fresh.timers().deadline("live"));
+    // Loaded, its table runs its timer.
+    let live = fresh.table("live").await.unwrap();
+    assert_eq!(fresh.timers().deadline("live"), None);
     // A pending game is loaded when used, and unloaded once idle.
     let table = fresh.table("p3").await.unwrap();
     assert_eq!(table.read().await.unwrap().status, GameStatus::Pending);
@@ -205,8 +215,47 @@ async fn pending_games_are_not_loaded_at_start_and_unload_when_idle() {
     // The hall loads it again on the next use.
     let again = fresh.read("p3").await.unwrap();
     assert_eq!(again.status, GameStatus::Pending);
-    // The game in play stays loaded: its timer runs.
-    assert!(!fresh.table("live").await.unwrap().is_closed());
+    // The game in play left alone is put away, its deadline armed again.
+    assert!(live.is_closed(), "an idle game in play with a distant deadline must be put away");
+    assert!(near(fresh.timers().deadline("live")), "{:?} vs {flag_at}", fresh.timers().deadline("live"));
+    let reading = fresh.read("live").await.unwrap();
+    assert_eq!(reading.status, GameStatus::InProgress);
+    assert_eq!(fresh.timers().deadline("live"), None);
+    store.close().await;
+}
+
+/// A game put away is loaded again before its deadline and its flag is
+/// ruled on time (issue 18: the deadlines of the games not loaded live in
+/// the hall's timers).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_put_away_is_flagged_on_time() {
+    let store = Storage::open("sqlite::memory:").await.unwrap();
+    let hall = std::sync::Arc::new(Hall::new(store.clone(), Outages::none()));
+    let stop = tokio_util::sync::CancellationToken::new();
+    tokio::spawn(hall.clone().run_timers(stop.clone()));
+    let mut row = pending_row("blitz", arbiter_server::table::wall_ms());
+    let mut spec = event_log::decode_spec(row.spec_format, &row.spec_json).unwrap();
+    spec.regulations = Regulations::new(TimeControl::parse_human("12s+0s").unwrap());
+    spec.regulations.mode = arbiter_laws::regulations::Mode::Online;
+    row.spec_json = event_log::encode_spec(&spec);
+    hall.create(&row, None, None).await.unwrap();
+    let table = hall.table("blitz").await.unwrap();
+    let start = std::time::Instant::now();
+    table.act(Act::Event(Event::Start), "arbiter", None, None).await.unwrap();
+    // Left alone for 5 s with 7 s to go: put away.
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    assert!(table.is_closed());
+    assert!(hall.timers().deadline("blitz").is_some());
+    // Loaded again two seconds ahead, flagged at 12 s.
+    while store.game("blitz").await.unwrap().unwrap().status == GameStatus::InProgress {
+        assert!(start.elapsed() < Duration::from_secs(14), "the flag did not fall");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let elapsed = start.elapsed();
+    assert!(elapsed >= Duration::from_secs(12), "flagged early: {elapsed:?}");
+    let row = store.game("blitz").await.unwrap().unwrap();
+    assert_eq!((row.status, row.result.as_deref()), (GameStatus::Finished, Some("0-1")));
+    stop.cancel();
     store.close().await;
 }
 
@@ -216,7 +265,7 @@ async fn pending_games_are_not_loaded_at_start_and_unload_when_idle() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn old_pending_games_expire() {
     let store = Storage::open("sqlite::memory:").await.unwrap();
-    let hall = Hall::new(store.clone(), Continuity::Continuous);
+    let hall = Hall::new(store.clone(), Outages::none());
     let now = arbiter_server::table::wall_ms();
     hall.create(&pending_row("old", now - 120_000), None, None).await.unwrap();
     hall.create(&pending_row("old-started", now - 120_000), None, None).await.unwrap();
@@ -227,7 +276,7 @@ async fn old_pending_games_expire() {
         .await
         .unwrap();
     hall.create(&pending_row("young", now), None, None).await.unwrap();
-    let other_replica = Hall::new(store.clone(), Continuity::Continuous);
+    let other_replica = Hall::new(store.clone(), Outages::none());
     assert_eq!(hall.expire_pending(Duration::from_secs(60), 100).await.unwrap(), 1);
     assert_eq!(other_replica.expire_pending(Duration::from_secs(60), 100).await.unwrap(), 0);
     let old = store.game("old").await.unwrap().unwrap();

@@ -77,6 +77,7 @@ fn one(game_id: &str, expected_last_seq: i64, request_id: Option<&str>) -> Appen
         status: GameStatus::InProgress,
         result: None,
         view: None,
+        deadline_wall_ms: Some(7_000 + expected_last_seq),
     }
 }
 
@@ -164,6 +165,7 @@ async fn append_happy_path<S: EventStore>(store: &S) {
         status: GameStatus::Finished,
         result: Some("1-0".to_owned()),
         view: None,
+        deadline_wall_ms: None,
     };
     store.append(batch.clone()).await.unwrap();
 
@@ -246,6 +248,7 @@ async fn duplicate_request_in_game<S: EventStore>(store: &S) {
         status: GameStatus::Finished,
         result: Some("0-1".to_owned()),
         view: None,
+        deadline_wall_ms: None,
     };
     assert!(matches!(store.append(mixed).await, Err(StoreError::DuplicateRequest { .. })));
     // Twice the same request id inside one append.
@@ -256,6 +259,7 @@ async fn duplicate_request_in_game<S: EventStore>(store: &S) {
         status: GameStatus::InProgress,
         result: None,
         view: None,
+        deadline_wall_ms: None,
     };
     assert!(matches!(store.append(twice).await, Err(StoreError::DuplicateRequest { .. })));
 
@@ -604,22 +608,37 @@ async fn in_play<S: EventStore>(store: &S) {
             store.append(append).await.unwrap();
         }
     }
-    // Pending games have no timer to arm: only games in play are listed.
-    assert_eq!(store.games_in_play().await.unwrap(), vec!["u2"]);
+    // Pending games have no timer to arm: only games in play are listed,
+    // with the deadline and the time of their last append.
+    let u2 = InPlay {
+        id: "u2".to_owned(),
+        deadline_wall_ms: Some(7_000),
+        updated_wall_ms: event("u2", 1, None).wall_ms,
+    };
+    assert_eq!(store.games_in_play().await.unwrap(), vec![u2.clone()]);
     // Pending games created before a cutoff are those to expire.
     let created = game("u0").created_wall_ms;
     assert_eq!(store.pending_created_before(created + 1, 10).await.unwrap(), vec!["u0", "u1"]);
     assert_eq!(store.pending_created_before(created + 1, 1).await.unwrap(), vec!["u0"]);
     assert!(store.pending_created_before(created, 10).await.unwrap().is_empty());
+    // A game whose clock does not run (paused) has no deadline.
     let mut start = one("u1", 0, None);
     start.status = GameStatus::InProgress;
+    start.deadline_wall_ms = None;
     store.append(start).await.unwrap();
-    assert_eq!(store.games_in_play().await.unwrap(), vec!["u1", "u2"]);
+    let u1 = InPlay { id: "u1".to_owned(), deadline_wall_ms: None, updated_wall_ms: u2.updated_wall_ms };
+    assert_eq!(store.games_in_play().await.unwrap(), vec![u1, u2.clone()]);
     let mut finish = one("u1", 1, None);
     finish.status = GameStatus::Finished;
     finish.result = Some("0-1".to_owned());
     store.append(finish).await.unwrap();
-    assert_eq!(store.games_in_play().await.unwrap(), vec!["u2"]);
+    assert_eq!(store.games_in_play().await.unwrap(), vec![u2]);
+    // The outages of the service, oldest first, each recorded once.
+    assert!(store.outages().await.unwrap().is_empty());
+    store.record_outage(5_000, 9_000).await.unwrap();
+    store.record_outage(1_000, 2_000).await.unwrap();
+    store.record_outage(5_000, 9_000).await.unwrap();
+    assert_eq!(store.outages().await.unwrap(), vec![(1_000, 2_000), (5_000, 9_000)]);
 }
 
 /// The cap on a creator's unfinished games: pending and in-progress games
@@ -855,6 +874,7 @@ async fn subscribe_sees_appends<S: EventStore + Clone + 'static>(store: &S) {
                 status: GameStatus::Finished,
                 result: Some("1-0".to_owned()),
                 view: None,
+                deadline_wall_ms: None,
             };
             store.append(finish).await.unwrap();
         });

@@ -676,6 +676,10 @@ async fn check_game(name: String, acks: Vec<Ack>, mut client: Client) -> GameChe
     let mut check =
         GameCheck { name: name.clone(), events: None, lost: 0, duplicated: 0, failures: Vec::new() };
     let failures = &mut check.failures;
+    // A read loads the game, which records its resumption if it crossed a
+    // restart and was not loaded since (a game is loaded when used or when
+    // its deadline nears): the log read next then holds it.
+    let _ = client.get_game(pb::GetGameRequest { name: name.clone() }).await;
     let events = match crate::try_all_events(&mut client, &name).await {
         Ok(e) => e,
         Err(e) => {

@@ -299,6 +299,24 @@ pub struct Append {
     /// The game's read model after these events; `None` clears it (a
     /// writer that has none must not leave an older one in place).
     pub view: Option<StoredView>,
+    /// The wall-clock instant (ms since the Unix epoch) of the game's next
+    /// deadline after these events, `None` if no timer runs (a paused
+    /// clock, a game over): what a start-up reads to arm the timers of the
+    /// games in play without loading them (see `crate::timers`).
+    pub deadline_wall_ms: Option<i64>,
+}
+
+/// A game in play as the index has it: enough to arm its timer without
+/// loading it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InPlay {
+    pub id: String,
+    /// Its next deadline (wall-clock ms) as of its last event; `None` if no
+    /// timer runs; 0 for a row written before deadlines were recorded (due
+    /// at once: the game is loaded to learn it).
+    pub deadline_wall_ms: Option<i64>,
+    /// The wall-clock time of its last event.
+    pub updated_wall_ms: i64,
 }
 
 /// `ListGames` filters and page.
@@ -500,9 +518,10 @@ pub trait EventStore: Send + Sync {
         last_seq: i64,
         view: &StoredView,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
-    /// Ids of games whose status is `IN_PROGRESS` (to arm their timers after
-    /// a restart). Pending games have no timer: they are loaded when used.
-    fn games_in_play(&self) -> impl Future<Output = Result<Vec<String>, StoreError>> + Send;
+    /// The games whose status is `IN_PROGRESS`, with their next deadlines
+    /// (to arm their timers after a restart), in id order. Pending games
+    /// have no timer: they are loaded when used.
+    fn games_in_play(&self) -> impl Future<Output = Result<Vec<InPlay>, StoreError>> + Send;
     /// Ids of `PENDING` games created before `cutoff_wall_ms` (those to
     /// expire), oldest first, at most `limit`.
     fn pending_created_before(
@@ -626,6 +645,22 @@ pub trait EventStore: Send + Sync {
         replica_id: &str,
         now_wall_ms: i64,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// Records an outage of the service: nobody served from
+    /// `last_alive_wall_ms` until `resumed_wall_ms`.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`].
+    fn record_outage(
+        &self,
+        last_alive_wall_ms: i64,
+        resumed_wall_ms: i64,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// The outages recorded, as `(last_alive_wall_ms, resumed_wall_ms)`,
+    /// oldest first.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`].
+    fn outages(&self) -> impl Future<Output = Result<Vec<(i64, i64)>, StoreError>> + Send;
     /// Ids of the replicas whose last heartbeat is at most `max_age_ms` old
     /// at `now_wall_ms` (heartbeat `>= now_wall_ms - max_age_ms`), sorted.
     ///
@@ -828,7 +863,7 @@ impl EventStore for Storage {
         .await
     }
 
-    async fn games_in_play(&self) -> Result<Vec<String>, StoreError> {
+    async fn games_in_play(&self) -> Result<Vec<InPlay>, StoreError> {
         within(async {
             match self {
                 Storage::Sqlite(store) => store.games_in_play().await,
@@ -1069,6 +1104,26 @@ impl EventStore for Storage {
             match self {
                 Storage::Sqlite(store) => store.live_replicas(now_wall_ms, max_age_ms).await,
                 Storage::Postgres(store) => store.live_replicas(now_wall_ms, max_age_ms).await,
+            }
+        })
+        .await
+    }
+
+    async fn record_outage(&self, last_alive_wall_ms: i64, resumed_wall_ms: i64) -> Result<(), StoreError> {
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.record_outage(last_alive_wall_ms, resumed_wall_ms).await,
+                Storage::Postgres(store) => store.record_outage(last_alive_wall_ms, resumed_wall_ms).await,
+            }
+        })
+        .await
+    }
+
+    async fn outages(&self) -> Result<Vec<(i64, i64)>, StoreError> {
+        within(async {
+            match self {
+                Storage::Sqlite(store) => store.outages().await,
+                Storage::Postgres(store) => store.outages().await,
             }
         })
         .await

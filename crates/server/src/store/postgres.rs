@@ -94,9 +94,9 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    Append, CreationRequest, EventRow, EventStore, GameFilter, GameRow, MAX_LIST_ROWS, ObservationRow,
-    PlayerTokenRevocation, RESYNC, RequestOrigin, RevocationRequest, SUBSCRIPTION_CAPACITY, StoreError,
-    StoredView, TokenRow, UnknownStatus, stored_view, validate_append,
+    Append, CreationRequest, EventRow, EventStore, GameFilter, GameRow, InPlay, MAX_LIST_ROWS,
+    ObservationRow, PlayerTokenRevocation, RESYNC, RequestOrigin, RevocationRequest, SUBSCRIPTION_CAPACITY,
+    StoreError, StoredView, TokenRow, UnknownStatus, stored_view, validate_append,
 };
 
 /// The most appends committed in one batch (one statement). Large enough to
@@ -532,11 +532,17 @@ impl EventStore for PostgresStore {
         Ok(())
     }
 
-    async fn games_in_play(&self) -> Result<Vec<String>, StoreError> {
-        sqlx::query_scalar("SELECT id FROM games WHERE status = 'IN_PROGRESS' ORDER BY id")
-            .fetch_all(&self.inner.pool)
-            .await
-            .map_err(classify)
+    async fn games_in_play(&self) -> Result<Vec<InPlay>, StoreError> {
+        let rows: Vec<(String, Option<i64>, i64)> = sqlx::query_as(
+            "SELECT id, deadline_wall_ms, updated_wall_ms FROM games WHERE status = 'IN_PROGRESS' ORDER BY id",
+        )
+        .fetch_all(&self.inner.pool)
+        .await
+        .map_err(classify)?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, deadline_wall_ms, updated_wall_ms)| InPlay { id, deadline_wall_ms, updated_wall_ms })
+            .collect())
     }
 
     async fn pending_created_before(
@@ -914,6 +920,25 @@ impl EventStore for PostgresStore {
             .map_err(classify)
     }
 
+    async fn record_outage(&self, last_alive_wall_ms: i64, resumed_wall_ms: i64) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO outages (last_alive_wall_ms, resumed_wall_ms) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+        )
+        .bind(last_alive_wall_ms)
+        .bind(resumed_wall_ms)
+        .execute(&self.inner.pool)
+        .await
+        .map_err(classify)?;
+        Ok(())
+    }
+
+    async fn outages(&self) -> Result<Vec<(i64, i64)>, StoreError> {
+        sqlx::query_as("SELECT last_alive_wall_ms, resumed_wall_ms FROM outages ORDER BY resumed_wall_ms")
+            .fetch_all(&self.inner.pool)
+            .await
+            .map_err(classify)
+    }
+
     async fn last_heartbeat(&self) -> Result<Option<i64>, StoreError> {
         sqlx::query_scalar("SELECT MAX(seen_wall_ms) FROM replicas")
             .fetch_one(&self.inner.pool)
@@ -1075,6 +1100,7 @@ async fn append_batch(
     let mut sha256s = Vec::with_capacity(events);
     let mut views = Vec::with_capacity(appends.len());
     let mut view_formats = Vec::with_capacity(appends.len());
+    let mut deadlines = Vec::with_capacity(appends.len());
     for append in order.iter().map(|&i| appends[i]) {
         game_ids.push(append.game_id.as_str());
         expected.push(append.expected_last_seq);
@@ -1082,6 +1108,7 @@ async fn append_batch(
         results.push(append.result.as_deref());
         views.push(append.view.as_ref().map(|v| v.json.as_str()));
         view_formats.push(append.view.as_ref().map(|v| v.format));
+        deadlines.push(append.deadline_wall_ms);
         // Checked by `append` before queueing.
         counts.push(i32::try_from(append.events.len()).unwrap_or(i32::MAX));
         for event in &append.events {
@@ -1099,7 +1126,7 @@ async fn append_batch(
     }
     let rows = sqlx::query(
         "SELECT o_index, o_outcome, o_detail \
-         FROM arbiter_append_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
+         FROM arbiter_append_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
     )
     .bind(game_ids)
     .bind(expected)
@@ -1118,6 +1145,7 @@ async fn append_batch(
     .bind(view_formats)
     .bind(scopes)
     .bind(sha256s)
+    .bind(deadlines)
     .fetch_all(&mut *conn)
     .await?;
 

@@ -56,9 +56,9 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio_stream::StreamExt;
 
 use super::{
-    Append, CreationRequest, EventRow, EventStore, GameFilter, GameRow, MAX_LIST_ROWS, ObservationRow,
-    PlayerTokenRevocation, RequestOrigin, RevocationRequest, SUBSCRIPTION_CAPACITY, StoreError, StoredView,
-    TokenRow, UnknownStatus, stored_view, validate_append,
+    Append, CreationRequest, EventRow, EventStore, GameFilter, GameRow, InPlay, MAX_LIST_ROWS,
+    ObservationRow, PlayerTokenRevocation, RequestOrigin, RevocationRequest, SUBSCRIPTION_CAPACITY,
+    StoreError, StoredView, TokenRow, UnknownStatus, stored_view, validate_append,
 };
 
 mod tournament;
@@ -385,11 +385,17 @@ impl EventStore for SqliteStore {
         self.submit(work, Reply::Unit).await
     }
 
-    async fn games_in_play(&self) -> Result<Vec<String>, StoreError> {
-        sqlx::query_scalar("SELECT id FROM games WHERE status = 'IN_PROGRESS' ORDER BY id")
-            .fetch_all(&self.inner.read)
-            .await
-            .map_err(unavailable)
+    async fn games_in_play(&self) -> Result<Vec<InPlay>, StoreError> {
+        let rows: Vec<(String, Option<i64>, i64)> = sqlx::query_as(
+            "SELECT id, deadline_wall_ms, updated_wall_ms FROM games WHERE status = 'IN_PROGRESS' ORDER BY id",
+        )
+        .fetch_all(&self.inner.read)
+        .await
+        .map_err(unavailable)?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, deadline_wall_ms, updated_wall_ms)| InPlay { id, deadline_wall_ms, updated_wall_ms })
+            .collect())
     }
 
     async fn pending_created_before(
@@ -614,6 +620,17 @@ impl EventStore for SqliteStore {
             .map_err(unavailable)
     }
 
+    async fn record_outage(&self, last_alive_wall_ms: i64, resumed_wall_ms: i64) -> Result<(), StoreError> {
+        self.submit(Work::Outage { last_alive_wall_ms, resumed_wall_ms }, Reply::Unit).await
+    }
+
+    async fn outages(&self) -> Result<Vec<(i64, i64)>, StoreError> {
+        sqlx::query_as("SELECT last_alive_wall_ms, resumed_wall_ms FROM outages ORDER BY resumed_wall_ms")
+            .fetch_all(&self.inner.read)
+            .await
+            .map_err(unavailable)
+    }
+
     async fn last_heartbeat(&self) -> Result<Option<i64>, StoreError> {
         sqlx::query_scalar("SELECT MAX(seen_wall_ms) FROM replicas")
             .fetch_one(&self.inner.read)
@@ -668,6 +685,10 @@ enum Work {
     Heartbeat {
         replica_id: String,
         now_wall_ms: i64,
+    },
+    Outage {
+        last_alive_wall_ms: i64,
+        resumed_wall_ms: i64,
     },
     /// A write of a tournament or round (see `tournament`).
     Tournament(tournament::TournamentWrite),
@@ -931,6 +952,17 @@ async fn apply(conn: &mut SqliteConnection, work: &Work) -> Result<String, Store
         Work::Heartbeat { replica_id, now_wall_ms } => {
             apply_heartbeat(conn, replica_id, *now_wall_ms).await.map(|()| String::new())
         }
+        Work::Outage { last_alive_wall_ms, resumed_wall_ms } => {
+            sqlx::query(
+                "INSERT OR IGNORE INTO outages (last_alive_wall_ms, resumed_wall_ms) VALUES (?1, ?2)",
+            )
+            .bind(*last_alive_wall_ms)
+            .bind(*resumed_wall_ms)
+            .execute(&mut *conn)
+            .await
+            .map_err(classify)?;
+            Ok(String::new())
+        }
         Work::Tournament(write) => tournament::apply(conn, write).await,
     }
 }
@@ -969,7 +1001,7 @@ fn append_chunk_sql(size: usize) -> SqlStr {
     const APPEND: &str = concat!(
         "SAVEPOINT job; ",
         "UPDATE games SET last_seq = ?, status = ?, result = ?, updated_wall_ms = ?, view_json = ?, \
-         view_format = ? ",
+         view_format = ?, deadline_wall_ms = ? ",
         "WHERE id = ? AND last_seq = ?; ",
         "INSERT INTO game_events (",
         event_columns!(),
@@ -1005,13 +1037,14 @@ async fn run_append_chunk(
     for (append, event) in appends {
         query = query
             // UPDATE games SET last_seq, status, result, updated_wall_ms,
-            // view_json, view_format
+            // view_json, view_format, deadline_wall_ms
             .bind(event.seq)
             .bind(append.status.as_str())
             .bind(append.result.as_deref())
             .bind(event.wall_ms)
             .bind(append.view.as_ref().map(|v| v.json.as_str()))
             .bind(append.view.as_ref().map(|v| v.format))
+            .bind(append.deadline_wall_ms)
             // WHERE id, last_seq
             .bind(append.game_id.as_str())
             .bind(append.expected_last_seq)
@@ -1083,7 +1116,7 @@ async fn apply_append(conn: &mut SqliteConnection, append: &Append) -> Result<()
     // update time is the wall time of its last event.
     let updated = sqlx::query(
         "UPDATE games SET last_seq = ?1, status = ?2, result = ?3, updated_wall_ms = ?4, view_json = ?7, \
-         view_format = ?8 WHERE id = ?5 AND last_seq = ?6",
+         view_format = ?8, deadline_wall_ms = ?9 WHERE id = ?5 AND last_seq = ?6",
     )
     .bind(last.seq)
     .bind(append.status.as_str())
@@ -1093,6 +1126,7 @@ async fn apply_append(conn: &mut SqliteConnection, append: &Append) -> Result<()
     .bind(append.expected_last_seq)
     .bind(append.view.as_ref().map(|v| v.json.as_str()))
     .bind(append.view.as_ref().map(|v| v.format))
+    .bind(append.deadline_wall_ms)
     .execute(&mut *conn)
     .await
     .map_err(classify)?;
