@@ -14,7 +14,10 @@
 //! ```
 //!
 //! By default it starts the server in this process on a temporary SQLite
-//! file (synchronous=FULL, so every acknowledged move is on disk).
+//! file (synchronous=FULL, so every acknowledged move is on disk). With
+//! `--daemon` it runs `arbiterd` as a child process instead (as shipped: its
+//! own allocator, its own process), on such a file: `$ARBITERD`, or the one
+//! built beside this example (`cargo build --release -p arbiter-server`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -31,13 +34,19 @@ struct Args {
     seconds: u64,
     connections: usize,
     flag_games: usize,
+    daemon: bool,
 }
 
 fn args() -> Args {
-    let mut a = Args { games: 1000, rate: 5000, seconds: 20, connections: 8, flag_games: 200 };
+    let mut a = Args { games: 1000, rate: 5000, seconds: 20, connections: 8, flag_games: 200, daemon: false };
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     while i < argv.len() {
+        if argv[i] == "--daemon" {
+            a.daemon = true;
+            i += 1;
+            continue;
+        }
         let value = argv.get(i + 1).and_then(|v| v.parse::<u64>().ok());
         match (argv[i].as_str(), value) {
             ("--games", Some(v)) => a.games = v as usize,
@@ -48,7 +57,8 @@ fn args() -> Args {
             (other, _) => {
                 eprintln!("unknown or incomplete argument {other}");
                 eprintln!(
-                    "usage: load [--games N] [--rate MOVES_PER_S] [--seconds S] [--connections C] [--flag-games F]"
+                    "usage: load [--games N] [--rate MOVES_PER_S] [--seconds S] [--connections C] [--flag-games F] \
+                     [--daemon]"
                 );
                 std::process::exit(2);
             }
@@ -96,12 +106,59 @@ fn client(channel: Channel, token: &str) -> arbiter_e2e::Client {
     arbiter_proto::v1::arbiter_service_client::ArbiterServiceClient::with_interceptor(channel, bearer)
 }
 
-async fn connect(server: &TestServer, n: usize) -> Vec<Channel> {
+async fn connect(url: &str, n: usize) -> Vec<Channel> {
     let mut channels = Vec::with_capacity(n);
     for _ in 0..n {
-        channels.push(Channel::from_shared(server.url()).expect("url").connect().await.expect("connect"));
+        channels.push(Channel::from_shared(url.to_owned()).expect("url").connect().await.expect("connect"));
     }
     channels
+}
+
+/// The server under load: in this process, or `arbiterd` as a child.
+enum Server {
+    InProcess(TestServer),
+    Daemon { daemon: arbiter_e2e::daemon::Daemon, _dir: tempfile::TempDir },
+}
+
+impl Server {
+    async fn start(daemon: bool) -> Server {
+        if !daemon {
+            return Server::InProcess(TestServer::start().await);
+        }
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let url = format!("sqlite://{}", dir.path().join("arbiter.db").display());
+        let limits =
+            ["--create-rate", "100000", "--create-burst", "100000", "--max-unfinished-games", "1000000"];
+        let daemon = arbiter_e2e::daemon::Daemon::spawn(&url, &dir.path().join("arbiterd.log"), &limits);
+        Server::Daemon { daemon, _dir: dir }
+    }
+
+    fn url(&self) -> String {
+        match self {
+            Server::InProcess(server) => server.url(),
+            Server::Daemon { daemon, .. } => daemon.url(),
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Server::InProcess(server) => format!("server in this process on {}", server.addr),
+            Server::Daemon { daemon, .. } => {
+                format!("arbiterd {} on {}", arbiter_e2e::daemon::arbiterd_path().display(), daemon.addr)
+            }
+        }
+    }
+
+    async fn stop(self) {
+        match self {
+            Server::InProcess(server) => {
+                server.stop().await;
+            }
+            Server::Daemon { daemon, .. } => {
+                daemon.terminate();
+            }
+        }
+    }
 }
 
 /// Creates and starts an online game; returns the players' clients.
@@ -122,16 +179,16 @@ async fn start_game(
 #[tokio::main]
 async fn main() {
     let a = args();
-    let server = TestServer::start().await;
+    let server = Server::start(a.daemon).await;
     println!(
-        "server on {} (SQLite, synchronous=FULL); {} games, {} connections, {} s per phase, {}",
-        server.addr,
+        "{} (SQLite, synchronous=FULL); {} games, {} connections, {} s per phase, {}",
+        server.describe(),
         a.games,
         a.connections,
         a.seconds,
         if a.rate > 0 { format!("{} moves/s offered", a.rate) } else { "closed loop".to_string() }
     );
-    let channels = connect(&server, a.connections).await;
+    let channels = connect(&server.url(), a.connections).await;
 
     // The ceiling: the health check, same connections, same concurrency.
     let stop = Arc::new(AtomicBool::new(false));

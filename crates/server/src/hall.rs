@@ -22,6 +22,9 @@ const REBUILD_PAGE: u32 = 100;
 /// The smallest map size at which stopped tables are pruned.
 const MIN_PRUNE_AT: usize = 256;
 
+/// How often the tables that stopped are forgotten.
+const SWEEP_STOPPED: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Games loaded at once for their deadlines: enough to keep both cores
 /// busy with the reads and replays, few enough that a burst of deadlines
 /// does not queue thousands of loads ahead of the players' acts.
@@ -283,11 +286,21 @@ impl Hall {
         Ok(armed)
     }
 
+    /// Forgets the tables that stopped (put away, or finished and idle): a
+    /// stopped table's handle still holds its channels.
+    async fn forget_stopped(&self) {
+        let mut tables = self.tables.lock().await;
+        tables.retain(|_, cell| !cell.get().is_some_and(TableHandle::is_closed));
+        metrics::gauge!("arbiter_tables_in_memory").set(tables.len() as f64);
+    }
+
     /// Loads each game whose armed deadline is near ([`timers::LEAD`]
     /// ahead), so that its table rules at the deadline; runs until `stop`.
     pub async fn run_timers(self: Arc<Self>, stop: CancellationToken) {
         let loads = Arc::new(Semaphore::new(DEADLINE_LOADS));
         let lead = i64::try_from(timers::LEAD.as_millis()).unwrap_or(i64::MAX);
+        let mut sweep = tokio::time::interval(SWEEP_STOPPED);
+        sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             let wait = match self.timers.earliest() {
                 Some(at) => {
@@ -299,6 +312,10 @@ impl Hall {
             tokio::select! {
                 () = stop.cancelled() => return,
                 () = self.timers.earlier_armed() => continue,
+                _ = sweep.tick() => {
+                    self.forget_stopped().await;
+                    continue;
+                }
                 () = tokio::time::sleep(wait) => {}
             }
             for id in self.timers.take_due(wall_ms() + lead) {

@@ -276,6 +276,9 @@ struct Table {
     notation: Notation,
     /// The game was over when the table was loaded: it only serves reads.
     loaded_finished: bool,
+    /// When a client last acted on the game through this table (`None`:
+    /// never, as for a game loaded for its deadline).
+    last_act: Option<Instant>,
     /// The games index held a read model of the game when it was last read
     /// (a row of a release before read models has none).
     view_stored: bool,
@@ -427,6 +430,7 @@ impl Table {
             retry_deadline_at: None,
             notation: Notation::default(),
             loaded_finished: false,
+            last_act: None,
             view_stored: false,
             timers: None,
         };
@@ -499,7 +503,11 @@ impl Table {
             let pending = !self.game.is_started() && !finished;
             let (idle, may_stop) = if pending {
                 (IDLE_PENDING, true)
-            } else if self.loaded_finished {
+            } else if self.loaded_finished
+                || (finished && self.last_act.is_none_or(|at| at.elapsed() > IDLE_FINISHED))
+            {
+                // Nobody acted on it lately (a game put away and flagged by
+                // its timer, say): its reads come from the index.
                 (IDLE_LOADED_FINISHED, true)
             } else if finished {
                 (IDLE_FINISHED, true)
@@ -567,6 +575,7 @@ impl Table {
     async fn handle(&mut self, command: Command) {
         match command {
             Command::Act { act, actor, request, expected_seq, reply } => {
+                self.last_act = Some(Instant::now());
                 let result = self.act(act, actor, request, expected_seq).await;
                 let _ = reply.send(result);
             }

@@ -16,6 +16,14 @@ use arbiter_server::{Config, ConnectionLimits, TlsFiles};
 use clap::builder::TypedValueParser as _;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
+/// mimalloc rather than the system allocator: a request makes many small,
+/// short-lived allocations (tonic, prost, the log's JSON), where it is
+/// measurably faster, and tables put away or stopped give their memory back
+/// to the system instead of leaving it fragmented in the process (glibc kept
+/// the peak of a burst of loaded tables resident).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The Arbiter service: chess games under the FIDE Laws of Chess, over gRPC.
 ///
 /// Every flag may come before or after the subcommand
