@@ -30,6 +30,13 @@ const SWEEP_STOPPED: std::time::Duration = std::time::Duration::from_secs(1);
 /// does not queue thousands of loads ahead of the players' acts.
 const DEADLINE_LOADS: usize = 16;
 
+/// Forgets the tables that stopped (put away, or finished and idle): a
+/// stopped table's handle still holds its channels, and the next use of its
+/// game loads it again.
+fn forget_stopped(tables: &mut HashMap<String, Arc<OnceCell<TableHandle>>>) {
+    tables.retain(|_, cell| !cell.get().is_some_and(TableHandle::is_closed));
+}
+
 /// The tables of the games in memory.
 #[derive(Debug)]
 pub struct Hall {
@@ -85,7 +92,7 @@ impl Hall {
                 if tables.len() >= self.prune_at.load(Ordering::Relaxed) {
                     // Memory follows the games in play, not every game ever
                     // played: a stopped table still holds its last events.
-                    tables.retain(|_, cell| !cell.get().is_some_and(TableHandle::is_closed));
+                    forget_stopped(&mut tables);
                     self.prune_at.store((tables.len() * 2).max(MIN_PRUNE_AT), Ordering::Relaxed);
                 }
                 let cell = tables.entry(id.to_string()).or_default().clone();
@@ -286,11 +293,11 @@ impl Hall {
         Ok(armed)
     }
 
-    /// Forgets the tables that stopped (put away, or finished and idle): a
-    /// stopped table's handle still holds its channels.
-    async fn forget_stopped(&self) {
+    /// Forgets the tables that stopped, every [`SWEEP_STOPPED`] rather than
+    /// when the map has doubled (see [`Hall::table`]).
+    async fn sweep_stopped(&self) {
         let mut tables = self.tables.lock().await;
-        tables.retain(|_, cell| !cell.get().is_some_and(TableHandle::is_closed));
+        forget_stopped(&mut tables);
         metrics::gauge!("arbiter_tables_in_memory").set(tables.len() as f64);
     }
 
@@ -313,7 +320,7 @@ impl Hall {
                 () = stop.cancelled() => return,
                 () = self.timers.earlier_armed() => continue,
                 _ = sweep.tick() => {
-                    self.forget_stopped().await;
+                    self.sweep_stopped().await;
                     continue;
                 }
                 () = tokio::time::sleep(wait) => {}

@@ -560,16 +560,17 @@ impl Table {
         if self.closed() {
             return;
         }
-        if let Some(deadline_wall_ms) = self.deadline_wall_ms() {
+        if let Some(deadline_wall_ms) = self.deadline_wall_ms(self.now_at(), wall_ms()) {
             timers.arm(&self.row.id, deadline_wall_ms);
         }
         metrics::counter!("arbiter_tables_parked_total").increment(1);
     }
 
-    /// The game's next deadline as a wall-clock instant.
-    fn deadline_wall_ms(&self) -> Option<i64> {
+    /// The game's next deadline as a wall-clock instant, given that the
+    /// game's instant `at` is the wall-clock instant `at_wall_ms`.
+    fn deadline_wall_ms(&self, at: i64, at_wall_ms: i64) -> Option<i64> {
         let deadline = self.game.next_deadline()?;
-        Some(wall_ms() + (deadline - self.now_at()).max(0))
+        Some(at_wall_ms + (deadline - at).max(0))
     }
 
     async fn handle(&mut self, command: Command) {
@@ -901,7 +902,7 @@ impl Table {
         };
         let result = self.game.end().map(|end| api::game_result_text(end.result));
         let view = self.view(at);
-        let deadline_wall_ms = self.game.next_deadline().map(|deadline| row.wall_ms + (deadline - at).max(0));
+        let deadline_wall_ms = self.deadline_wall_ms(at, row.wall_ms);
         let append = Append {
             game_id: self.row.id.clone(),
             expected_last_seq: self.last_seq,

@@ -41,6 +41,13 @@ struct Armed {
     by_game: HashMap<Arc<str>, i64>,
 }
 
+impl Armed {
+    /// Reports how many deadlines are armed.
+    fn count(&self) {
+        metrics::gauge!("arbiter_timers_armed").set(self.by_game.len() as f64);
+    }
+}
+
 impl Timers {
     /// Arms game `id`'s deadline, replacing any earlier one of the game.
     pub fn arm(&self, id: &str, deadline_wall_ms: i64) {
@@ -56,9 +63,8 @@ impl Timers {
         };
         armed.by_time.insert((deadline_wall_ms, Arc::clone(&key)));
         armed.by_game.insert(key, deadline_wall_ms);
-        let len = armed.by_game.len();
+        armed.count();
         drop(armed);
-        metrics::gauge!("arbiter_timers_armed").set(len as f64);
         if first_before.is_none_or(|first| deadline_wall_ms < first) {
             self.earlier.notify_one();
         }
@@ -69,6 +75,7 @@ impl Timers {
         let mut armed = self.armed.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some((key, at)) = armed.by_game.remove_entry(id) {
             armed.by_time.remove(&(at, key));
+            armed.count();
         }
     }
 
@@ -85,9 +92,7 @@ impl Timers {
                 due.push(id);
             }
         }
-        let len = armed.by_game.len();
-        drop(armed);
-        metrics::gauge!("arbiter_timers_armed").set(len as f64);
+        armed.count();
         due
     }
 
