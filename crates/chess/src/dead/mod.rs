@@ -337,7 +337,7 @@ pub fn can_mate_with_budget(pos: &Position, side: Color, budget: u64) -> Mateabi
     // depth limit mostly finds a (long) helpmate soon.
     let mut searcher = Searcher::new(side, 0);
     searcher.line = prefix.clone();
-    match searcher.exhaustive(&pos, EXHAUSTIVE_FIRST_NODES.min(budget)) {
+    match walk(&mut searcher, &pos, EXHAUSTIVE_FIRST_NODES.min(budget), true) {
         Outcome::Mate => return Mateability::CanMate(searcher.line),
         Outcome::NoMate => return Mateability::CannotMate,
         Outcome::OutOfBudget => {}
@@ -392,7 +392,7 @@ pub fn can_mate_with_budget(pos: &Position, side: Color, budget: u64) -> Mateabi
         Outcome::OutOfBudget => {}
     }
     // 8. Small reachable sets: the exhaustive search.
-    match searcher.exhaustive(&pos, budget) {
+    match walk(&mut searcher, &pos, budget, false) {
         Outcome::Mate => Mateability::CanMate(searcher.line),
         Outcome::NoMate => Mateability::CannotMate,
         Outcome::OutOfBudget => Mateability::Unknown,
@@ -427,6 +427,16 @@ fn with_fast_table<T>(mut f: impl FnMut(&mut FastTable) -> T) -> T {
         .ok()
         .flatten()
         .unwrap_or_else(|| f(&mut FastTable::new()))
+}
+
+/// The exhaustive walk of `searcher` from `pos` for at most `limit` nodes,
+/// in this thread's scratch space (see [`with_fast_table`]).
+fn walk(searcher: &mut Searcher, pos: &Position, limit: u64, lazy: bool) -> Outcome {
+    with_fast_table(|tt| {
+        let outcome = searcher.exhaustive_with(pos, limit, &mut tt.walk, lazy);
+        tt.walk.trim();
+        outcome
+    })
 }
 
 /// Nodes of the greedy witness line, by the winner's material: on the

@@ -149,6 +149,8 @@ pub(crate) struct FastTable {
     moves: Box<MoveList>,
     /// The ordered moves of every node of the current line, one slice each.
     order: Vec<(i32, Move, bool)>,
+    /// The exhaustive walk's memory.
+    pub(crate) walk: Box<WalkScratch>,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -173,6 +175,7 @@ impl FastTable {
             epoch: 0,
             moves: Box::new(MoveList::new()),
             order: Vec::with_capacity(1024),
+            walk: Box::default(),
         }
     }
 
@@ -194,6 +197,51 @@ impl FastTable {
     #[inline]
     fn store(&mut self, key: u64, depth: i32) {
         self.entries[key as usize & (Self::SIZE - 1)] = FastEntry { key, epoch: self.epoch, depth };
+    }
+}
+
+/// A position on the exhaustive walk's current line and its moves,
+/// `moves[next..end]` still to try (`moves[start..next]` tried).
+pub(crate) struct WalkFrame {
+    pos: Position,
+    start: usize,
+    next: usize,
+    end: usize,
+}
+
+/// The exhaustive walk's memory: the set of the positions seen, the stack of
+/// the current line and the moves of its nodes, the legal moves of the node
+/// being expanded. Kept by the thread (in its [`FastTable`]) from walk to
+/// walk, so that a brief walk allocates nothing.
+#[derive(Default)]
+pub(crate) struct WalkScratch {
+    seen: std::collections::HashSet<u64, BuildHasherDefault<KeyHasher>>,
+    stack: Vec<WalkFrame>,
+    moves: Vec<(i32, Move)>,
+    list: MoveList,
+    keyed: Vec<(i32, Move, bool)>,
+    order: Vec<(i32, i32, Move)>,
+}
+
+impl WalkScratch {
+    /// Frees what a long walk left behind (a thorough analysis may have
+    /// seen hundreds of thousands of positions), keeping enough for the
+    /// brief walks.
+    pub(crate) fn trim(&mut self) {
+        const KEEP: usize = 1 << 13;
+        if self.seen.capacity() > KEEP {
+            self.seen = Default::default();
+        }
+        if self.stack.capacity() > KEEP {
+            self.stack = Vec::new();
+        }
+        if self.moves.capacity() > 32 * KEEP {
+            self.moves = Vec::new();
+        }
+        if self.keyed.capacity() > KEEP {
+            self.keyed = Vec::new();
+            self.order = Vec::new();
+        }
     }
 }
 
@@ -1064,37 +1112,53 @@ impl Searcher {
     }
 
     /// Exhaustive search of every position reachable from `pos` (each one
+    /// expanded once, no depth limit), for at most `limit` expanded nodes,
+    /// with scratch space of its own (see [`Searcher::exhaustive_with`]).
+    #[cfg(test)]
+    pub(crate) fn exhaustive(&mut self, pos: &Position, limit: u64) -> Outcome {
+        self.exhaustive_with(pos, limit, &mut WalkScratch::default(), false)
+    }
+
+    /// Exhaustive search of every position reachable from `pos` (each one
     /// expanded once, no depth limit), for at most `limit` expanded nodes.
     /// It finds a mate if one exists and the reachable set fits the budget,
     /// so "no mate" is then a proof; the material rules and the semi-static
     /// analysis prune the positions they prove dead. Depth-first, with an
     /// explicit stack (lines can be long) whose move lists share one buffer,
-    /// cheapest moves first.
-    pub(crate) fn exhaustive(&mut self, pos: &Position, limit: u64) -> Outcome {
-        /// A position on the current line and its moves, `moves[next..end]`
-        /// still to try.
-        struct Frame {
-            pos: Position,
-            next: usize,
-            end: usize,
-        }
+    /// cheapest moves first. `scratch` (the set of positions seen, the stack
+    /// and the move buffers) is cleared, not freed, so a thread's walks reuse
+    /// its memory. With `lazy` a node's moves are not sorted when it is
+    /// expanded: its best move is found by a scan, and the others are sorted
+    /// only when a second one is needed (along a line that mates, most nodes
+    /// never need it), which makes a brief walk some 15% cheaper; ties may
+    /// then come in another order, so the walk may take another line.
+    pub(crate) fn exhaustive_with(
+        &mut self,
+        pos: &Position,
+        limit: u64,
+        scratch: &mut WalkScratch,
+        lazy: bool,
+    ) -> Outcome {
         let base = self.line.len();
         self.choose_corner(pos);
-        let mut seen: std::collections::HashSet<u64, BuildHasherDefault<KeyHasher>> =
-            std::collections::HashSet::default();
+        let WalkScratch { seen, stack, moves, list, keyed, order } = scratch;
+        seen.clear();
+        stack.clear();
+        moves.clear();
         let stop = self.nodes.saturating_add(limit);
-        let mut stack: Vec<Frame> = Vec::new();
-        let mut moves: Vec<Move> = Vec::new();
-        let mut list = MoveList::new();
-        let mut keyed: Vec<(i32, Move, bool)> = Vec::new();
-        let mut order: Vec<(i32, i32, Move)> = Vec::new();
         let mut cut = false;
-        // Expands `p` (already marked as seen), appending its moves to
-        // `moves`: `Ok(false)` if it is a leaf, `Err(())` if the loser is
-        // checkmated.
-        let mut expand = |this: &mut Searcher, p: &Position, zeroing: bool, moves: &mut Vec<Move>| {
+        // Expands `p` (already marked as seen), appending its moves (with
+        // their order keys if lazy) to `moves`: `Ok(false)` if it is a
+        // leaf, `Err(())` if the loser is checkmated.
+        let expand = |this: &mut Searcher,
+                      p: &Position,
+                      zeroing: bool,
+                      moves: &mut Vec<(i32, Move)>,
+                      list: &mut MoveList,
+                      keyed: &mut Vec<(i32, Move, bool)>,
+                      order: &mut Vec<(i32, i32, Move)>| {
             list.clear();
-            p.legal_moves_into(&mut list);
+            p.legal_moves_into(list);
             if list.is_empty() {
                 return if p.turn() != this.winner && p.is_check() { Err(()) } else { Ok(false) };
             }
@@ -1109,27 +1173,32 @@ impl Searcher {
                 was_semi_blocked: false,
             };
             let cx = ScoreContext::new(p, this.winner);
-            // The fast search's keys (with no depth to cut by), sorted as
-            // (cost, -score) pairs: the same order, ties included, as when
-            // they were computed move by move (the walk is sensitive to
-            // the order of ties: one D3-Chess vector took 50% more nodes
-            // with another).
+            // The fast search's keys (with no depth to cut by): cheapest
+            // first, then the best scored. Unless lazy, sorted as (cost,
+            // -score) pairs: the same order, ties included, as when they were
+            // computed move by move (the walk is sensitive to the order of
+            // ties: one D3-Chess vector took 50% more nodes with another; and
+            // that order depends on the type sorted).
             keyed.clear();
-            this.order_into(p, &list, &ctx, &cx, false, i32::MAX, &mut keyed);
+            this.order_into(p, list, &ctx, &cx, false, i32::MAX, keyed);
+            if lazy {
+                moves.extend(keyed.iter().map(|&(k, m, _)| (k, m)));
+                return Ok(true);
+            }
             order.clear();
             order.extend(keyed.iter().map(|&(k, m, _)| {
                 let cost = k.rem_euclid(4);
                 (cost, (k - cost) / 4 - cost * 2048, m)
             }));
             order.sort_unstable_by_key(|&(c, s, _)| (c, s));
-            moves.extend(order.iter().map(|&(_, _, m)| m));
+            moves.extend(order.iter().map(|&(_, _, m)| (0, m)));
             Ok(true)
         };
         seen.insert(pos.zobrist());
-        match expand(self, pos, false, &mut moves) {
+        match expand(self, pos, false, moves, list, keyed, order) {
             Err(()) => return Outcome::Mate,
             Ok(false) => return Outcome::NoMate,
-            Ok(true) => stack.push(Frame { pos: *pos, next: 0, end: moves.len() }),
+            Ok(true) => stack.push(WalkFrame { pos: *pos, start: 0, next: 0, end: moves.len() }),
         }
         while let Some(top) = stack.last_mut() {
             if top.next == top.end {
@@ -1140,7 +1209,20 @@ impl Searcher {
                 }
                 continue;
             }
-            let m = moves[top.next];
+            if lazy {
+                // The best of the rest: a scan for the first, a sort of the
+                // others when the second is needed (along a line that mates,
+                // most nodes never need it).
+                if top.next == top.start {
+                    let (start, end) = (top.start, top.end);
+                    if let Some(best) = (start..end).min_by_key(|&i| moves[i].0) {
+                        moves.swap(start, best);
+                    }
+                } else if top.next == top.start + 1 {
+                    moves[top.next..top.end].sort_unstable_by_key(|&(k, _)| k);
+                }
+            }
+            let m = moves[top.next].1;
             top.next += 1;
             let parent = top.pos;
             let child = parent.after(m);
@@ -1154,7 +1236,7 @@ impl Searcher {
             let zeroing = parent.is_zeroing(m) || m.is_promotion();
             self.line.push(m);
             let start = moves.len();
-            match expand(self, &child, zeroing, &mut moves) {
+            match expand(self, &child, zeroing, moves, list, keyed, order) {
                 Err(()) => return Outcome::Mate,
                 Ok(false) => {
                     self.line.pop();
@@ -1167,7 +1249,7 @@ impl Searcher {
                     seen.remove(&child.zobrist());
                     cut = true;
                 }
-                Ok(true) => stack.push(Frame { pos: child, next: start, end: moves.len() }),
+                Ok(true) => stack.push(WalkFrame { pos: child, start, next: start, end: moves.len() }),
             }
         }
         self.line.truncate(base);
