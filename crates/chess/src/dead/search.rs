@@ -281,6 +281,23 @@ pub(crate) struct Searcher {
     /// The fast search prunes with the semi-static analysis after pawn
     /// moves and captures (as the full search does).
     pub(crate) statics: bool,
+    /// How the mating corner is chosen.
+    pub(crate) corners: Corners,
+}
+
+/// How [`Searcher::choose_corner`] chooses between the two corners of the
+/// loser's back rank.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Corners {
+    /// The corner of the colour the bishops need (as D3-Chess).
+    ByBishops,
+    /// As `ByBishops` if the winner has a bishop; otherwise the corner nearer
+    /// the loser's king (the colour only matters for the winner's bishops:
+    /// on the lichess sample the lean search then finds its witness in
+    /// fewer nodes).
+    Nearer,
+    /// The other corner of that rank than `Nearer` (a second try).
+    Farther,
 }
 
 /// Knight distance between two squares (capped at 6).
@@ -424,6 +441,7 @@ impl Searcher {
             corner: Square::H8,
             widths: (4, 3),
             statics: false,
+            corners: Corners::ByBishops,
         }
     }
 
@@ -625,8 +643,10 @@ impl Searcher {
 
     /// Picks the mating corner, on the loser's back rank: a dark one if the
     /// winner has a dark-squared bishop, or has no bishop while the loser has
-    /// a light-squared one; a light one otherwise.
-    fn choose_corner(&mut self, pos: &Position) {
+    /// a light-squared one; a light one otherwise. With
+    /// [`Searcher::corners`] the choice may go to the other corner of that
+    /// rank (see [`Corners`]).
+    pub(crate) fn choose_corner(&mut self, pos: &Position) {
         let b = pos.board();
         let wb = b.bishops() & b.by_color(self.winner);
         let lb = b.bishops() & b.by_color(self.winner.other());
@@ -635,6 +655,17 @@ impl Searcher {
         // Seen from White as the winner: h8 is dark, a8 light.
         let corner = if dark { Square::H8 } else { Square::A8 };
         self.corner = if self.winner.is_white() { corner } else { Square::new(corner.index() as u32 ^ 63) };
+        let other = Square::new(self.corner.index() as u32 ^ 7);
+        let lk = pos.king(self.winner.other());
+        let nearer = wb.is_empty() && other.distance(lk) < self.corner.distance(lk);
+        let flip = match self.corners {
+            Corners::ByBishops => false,
+            Corners::Nearer => nearer,
+            Corners::Farther => !nearer,
+        };
+        if flip {
+            self.corner = other;
+        }
         // When only a promotion of the loser can give a lone knight a mate,
         // the mate happens where the promoted piece can block: in a corner of
         // the loser's promotion rank, on the side of its most advanced pawn.
@@ -652,6 +683,11 @@ impl Searcher {
     /// squares in front of the corner and its other pieces the corner; for
     /// the loser, its king the corner and its other pieces the square next to
     /// it on the back rank (to block the king's flight).
+    /// The corner chosen last (see [`Searcher::choose_corner`]).
+    pub(crate) fn corner(&self) -> Square {
+        self.corner
+    }
+
     fn target(&self, winners_turn: bool, role: Role) -> Square {
         let c = self.corner;
         let toward_centre_file = if c.file().index() == 0 { 1 } else { -1 };
