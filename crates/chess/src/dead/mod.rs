@@ -120,27 +120,37 @@
 //! exhaustive search (49 ms each on average, 0.3 s at most) and 8 spent the
 //! whole budget.
 //!
-//! Now (issue 18, point 4; fastest of 3 runs, 14.4 µs per query on
-//! average) nine queries in ten end in the first lean search, at 7.6 µs
-//! each: a witness costs its search's nodes, about as many as its plies
-//! (some 20), at 0.3 to 0.5 µs a node: the legal moves (110 ns), the
-//! mate-in-one test on the winner's turn (130 ns) and, most of it, a cost
-//! and a score for every move (290 ns a winner's node, 200 ns a loser's).
-//! One query in eleven ends in the brief exhaustive walk of step 3, at
-//! 73 µs each (the failed first lines included): together they take half
-//! of the time. Some hundred queries go further; the slowest (2.3 ms) spend
-//! the whole budget. The first run of a query costs some 1.5 times its
-//! fastest run on the loaded development machine (caches and branch history
-//! of that position, and other processes).
+//! Now (issue 18, point 4; fastest of 3 runs, 14.0 to 14.4 µs per query
+//! on average) nine queries in ten end in the first lean search, at 8.4 µs
+//! each: a witness costs its search's nodes (35 on average: about as many
+//! as its plies, some 20, and the lines tried before) at about 0.25 µs a
+//! node: the legal moves, the mate-in-one test on the winner's turn, and a
+//! cost and a score for every move the depth does not cut (some 8 a node).
+//! One query in seventeen ends in the second lean search (the other
+//! corner), at 51 µs each, and one in thirty in the brief walk, at 100 µs
+//! each (the failed lean searches included): together they take 45% of the
+//! time. Some 50 queries go further; the slowest (2.4 ms) spend the whole
+//! budget. The first run of a query costs some 1.7 times its fastest run on
+//! the loaded development machine, mostly in mispredicted branches it
+//! seems: run again at once a query costs 1.5 times less, once more after
+//! another query 1.8 times less (as if the predictors learnt that
+//! position's lines; its data stay in the caches after one run), and a
+//! branch simulation (cachegrind) counts some 1,500 mispredicted branches a
+//! query, one in seven of them an indirect jump (the dispatch by piece of
+//! the move order, the kinds of move in `Position::after`).
 //!
-//! The issue's target, 5 µs on average, would need a witness in some ten
-//! nodes at most, or nodes several times cheaper: the helpmates these
-//! searches find follow D3-Chess's mating corner (kings walking, pawns
-//! promoting), some 20 plies long where shorter tactical ones exist, and
-//! searches steered towards the short ones (the narrow search first, the
-//! corner nearest the loser's king, no king walk for the winner) were
-//! slower. The 4.5 µs of the D3-Chess quick mode only prove that no mate
-//! exists; they find no witness.
+//! The issue's target, 5 µs on average, is not reached: it would need both
+//! fewer nodes and cheaper ones. The first lean search alone takes 7.5 µs
+//! of the average (its median query 20 nodes), the queries it leaves to the
+//! next steps 6 µs more. The helpmates these searches find follow
+//! D3-Chess's mating corner (kings walking, pawns promoting), some 20 plies
+//! long where shorter tactical ones exist; searches steered towards the
+//! short ones (the narrow search or a greedy line first, the corner nearest
+//! the loser's king on any rank, checks counted as progress) were slower,
+//! and so were smaller first budgets, a width limit, deeper first
+//! iterations, a third corner, and a mate-in-one test in the walk. The
+//! 4.5 µs of the D3-Chess quick mode only prove that no mate exists; they
+//! find no witness.
 //!
 //! # Unknown answers (DEC-4)
 //!
@@ -164,14 +174,15 @@ use search::{Corners, FastTable, Outcome, Searcher};
 /// The node budget of [`can_mate`], the analysis a flag ruling (6.9), a
 /// resignation or any other end with the draw exception waits for: chosen so
 /// that no position of the lichess sample takes more than a few
-/// milliseconds (2.3 ms at most on the 2-core development machine, fastest
+/// milliseconds (2.4 ms at most on the 2-core development machine, fastest
 /// of 3 runs; the queries that spend the whole budget are the slowest). It
 /// decides every query of that sample that the former default of
-/// [`THOROUGH_BUDGET`] decided, and 4 more; on the D3-Chess test vectors,
+/// [`THOROUGH_BUDGET`] decided, and 7 more; on the D3-Chess test vectors,
 /// positions built to be hard, about one query in thirteen comes back
 /// unknown (for the arbiter to review, DEC-4), and the slowest (locked pawn
 /// walls, where the pruned lean search analyses after every pawn move) take
-/// up to 6 ms. The rules engine calls it only when a game is lost by a flag,
+/// up to 6 ms on a quiet machine (10 to 12 ms, fastest of 3 runs, while
+/// other builds run). The rules engine calls it only when a game is lost by a flag,
 /// a resignation, a second illegal move or a missed reconnection (the draw
 /// exception), never per move (that is [`is_dead_quick`]).
 pub const DEFAULT_BUDGET: u64 = 2_500;
