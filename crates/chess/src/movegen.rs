@@ -484,6 +484,74 @@ impl Position {
         }
     }
 
+    /// The legal moves of the king and the knights of the side to move,
+    /// appended to `list` in the order [`Position::legal_moves_into`] lists
+    /// them (the king's first, then each knight's, castling last): what the lean helpmate
+    /// search needs at a node where only those can make progress, without
+    /// the sliders and pawns of a full generation.
+    #[inline]
+    pub(crate) fn king_and_knight_moves_into(&self, list: &mut MoveList) {
+        let us = self.turn;
+        let them = us.other();
+        let b = &self.board;
+        let ours = b.by_color(us);
+        let theirs = b.by_color(them);
+        let occ = b.occupied;
+        let king = self.our_king();
+        let their_straight = b.straight_sliders() & theirs;
+        let their_diag = b.diagonal_sliders() & theirs;
+        let checkers = ((rook_attacks(king, occ) & their_straight)
+            | (bishop_attacks(king, occ) & their_diag)
+            | (knight_attacks(king) & b.knights() & theirs)
+            | (pawn_attacks(us, king) & b.pawns() & theirs))
+            & theirs;
+        // As in `generate`.
+        let mut danger = pawn_attacks_set(them, b.pawns() & theirs);
+        for n in b.knights() & theirs {
+            danger |= knight_attacks(n);
+        }
+        danger |= king_attacks(self.king(them));
+        let blocked = ours | b.kings();
+        let occ_no_king = occ - Bitboard::from_square(king);
+        let mut king_targets = king_attacks(king) - blocked - danger;
+        for to in king_targets {
+            if (rook_attacks(to, occ_no_king) & their_straight).any()
+                || (bishop_attacks(to, occ_no_king) & their_diag).any()
+            {
+                king_targets.remove(to);
+            }
+        }
+        list.piece(king, king_targets);
+        let knights = b.knights() & ours;
+        if checkers.more_than_one() {
+            return;
+        }
+        if knights.any() {
+            let target = if checkers.any() {
+                let checker = Square::from_index_unchecked(checkers.0.trailing_zeros());
+                between(king, checker) | checkers
+            } else {
+                !blocked
+            };
+            // A pinned knight never moves.
+            let snipers =
+                (rook_attacks(king, theirs) & their_straight) | (bishop_attacks(king, theirs) & their_diag);
+            let mut pinned = Bitboard::EMPTY;
+            for s in snipers {
+                let blockers = between(king, s) & occ;
+                if !blockers.more_than_one() {
+                    pinned |= blockers & ours;
+                }
+            }
+            for n in knights - pinned {
+                list.piece(n, knight_attacks(n) & target);
+            }
+        }
+        if checkers.is_empty() && (self.castling & ours).any() {
+            self.castling_moves(list, king, occ, danger, their_straight, their_diag);
+        }
+    }
+
     #[inline(always)]
     fn pawn_moves<S: MoveSink>(&self, sink: &mut S, pawns: Bitboard, target: Bitboard, theirs: Bitboard) {
         if pawns.is_empty() {

@@ -28,7 +28,10 @@
 //!    no pawn, knight or other-coloured bishop on the board).
 //! 3. **Lean depth-shaped search** (the search of step 7 without the
 //!    semi-static analysis, made lean: no position at the depth limit is
-//!    expanded, its moves are ordered on one stack shared by all nodes, and
+//!    expanded; a node one ply above it with no progress just made (nearly
+//!    every node) generates only the moves it can use: the loser's king and
+//!    knights, the winner's moves that may check or cost nothing; its moves
+//!    are ordered on one stack shared by all nodes, and
 //!    its transposition table is one per thread, kept from call to call and
 //!    cleared by epochs), for at most `FAST_FIRST_NODES` nodes; when the
 //!    winner has no bishop, its mating corner is the one of the loser's

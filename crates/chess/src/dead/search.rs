@@ -12,7 +12,7 @@ use crate::attacks::{
     bishop_attacks, king_attacks, knight_attacks, pawn_attacks, queen_attacks, rook_attacks,
 };
 use crate::bitboard::Bitboard;
-use crate::movegen::MoveList;
+use crate::movegen::{MoveList, MoveSink};
 use crate::position::Position;
 use crate::types::{Color, Move, Rank, Role, Square};
 
@@ -107,7 +107,11 @@ impl CheckFilter {
 /// A move of `list` (the legal moves of `pos`) that checkmates. Only moves
 /// that may give check are played (see [`CheckFilter`]).
 pub(crate) fn checkmating_move(pos: &Position, list: &MoveList) -> Option<Move> {
-    let filter = CheckFilter::new(pos);
+    checkmating_move_with(pos, list, &CheckFilter::new(pos))
+}
+
+/// As [`checkmating_move`], with the position's [`CheckFilter`].
+fn checkmating_move_with(pos: &Position, list: &[Move], filter: &CheckFilter) -> Option<Move> {
     let b = pos.board();
     let lines = filter.diag | filter.straight | filter.knight | filter.pawn;
     list.iter().copied().find(|&m| {
@@ -129,6 +133,100 @@ fn king_can_step_out(pos: &Position) -> bool {
     let b = pos.board();
     let occ = b.occupied().without(king);
     (king_attacks(king) - b.by_color(us)).iter().any(|sq| pos.attackers_to(sq, us.other(), occ).is_empty())
+}
+
+/// The legal moves a node of the winner with one ply of depth left and no
+/// progress just made needs (see `Searcher::fast`): those that may give check
+/// (for its mate-in-one test, see [`CheckFilter`]) and those of cost 0 (its
+/// captures, its pawns' moves to its 6th rank or beyond, its king's and
+/// knights' moves towards their targets), in the order of the full list;
+/// `dropped` tells whether any other legal move was left out.
+struct WinnerCandidates<'a> {
+    list: &'a mut MoveList,
+    dropped: bool,
+    special: Bitboard,
+    king: Square,
+    /// Where the king's moves are kept: towards its target, or captures.
+    king_keep: Bitboard,
+    knights: Bitboard,
+    /// Where the knights' moves are kept whatever their distance to the
+    /// target: checks and captures.
+    knight_keep: Bitboard,
+    kd_target: &'static [u8; 64],
+    queens: Bitboard,
+    bishops: Bitboard,
+    queen_keep: Bitboard,
+    bishop_keep: Bitboard,
+    rook_keep: Bitboard,
+    /// Where pawn moves are kept: checks, captures, the 6th rank and beyond.
+    pawn_keep: Bitboard,
+}
+
+impl WinnerCandidates<'_> {
+    #[inline(always)]
+    fn keep(&mut self, from: Square, targets: Bitboard, keep: Bitboard) {
+        let kept = targets & keep;
+        self.dropped |= kept != targets;
+        for to in kept {
+            self.list.push(Move::normal(from, to));
+        }
+    }
+}
+
+impl MoveSink for WinnerCandidates<'_> {
+    #[inline(always)]
+    fn piece(&mut self, from: Square, targets: Bitboard) {
+        if self.special.contains(from) {
+            self.keep(from, targets, Bitboard::FULL);
+        } else if from == self.king {
+            self.keep(from, targets, self.king_keep);
+        } else if self.knights.contains(from) {
+            let kd = self.kd_target;
+            let mut keep = self.knight_keep;
+            for to in targets - keep {
+                if kd[to.index()] < kd[from.index()] {
+                    keep = keep.with(to);
+                }
+            }
+            self.keep(from, targets, keep);
+        } else if self.queens.contains(from) {
+            self.keep(from, targets, self.queen_keep);
+        } else if self.bishops.contains(from) {
+            self.keep(from, targets, self.bishop_keep);
+        } else {
+            self.keep(from, targets, self.rook_keep);
+        }
+    }
+    #[inline(always)]
+    fn pawns(&mut self, targets: Bitboard, delta: i32) {
+        for to in targets {
+            let from = Square::new((to.index() as i32 - delta) as u32);
+            if self.pawn_keep.contains(to) || self.special.contains(from) {
+                self.list.push(Move::normal(from, to));
+            } else {
+                self.dropped = true;
+            }
+        }
+    }
+    #[inline(always)]
+    fn double_pushes(&mut self, targets: Bitboard, delta: i32) {
+        for to in targets {
+            let from = Square::new((to.index() as i32 - delta) as u32);
+            if self.pawn_keep.contains(to) || self.special.contains(from) {
+                self.list.push(Move::double_push(from, to));
+            } else {
+                self.dropped = true;
+            }
+        }
+    }
+    #[inline(always)]
+    fn promotions(&mut self, targets: Bitboard, delta: i32) {
+        self.list.promotions(targets, delta);
+    }
+    #[inline(always)]
+    fn single(&mut self, m: Move) {
+        self.list.push(m);
+    }
 }
 
 /// The transposition table of the fast search: direct-mapped, kept from call
@@ -987,6 +1085,75 @@ impl Searcher {
         cut
     }
 
+    /// At a node of the winner with one ply of depth left and no progress
+    /// just made, in the ordinary case (no blocked pawns and bishops): puts
+    /// into `list` the legal moves its mate-in-one test and its moves of
+    /// cost 0 need (see [`WinnerCandidates`]) and returns whether another
+    /// legal move was left out (then some move is cut by depth).
+    fn winner_candidates(&self, pos: &Position, filter: &CheckFilter, list: &mut MoveList) -> bool {
+        let b = pos.board();
+        let us = self.winner;
+        let theirs = b.by_color(us.other());
+        let ours = b.by_color(us);
+        let king = pos.king(us);
+        let t_king = self.target(true, Role::King);
+        let mut king_keep = theirs;
+        for to in king_attacks(king) {
+            if to.distance(t_king) < king.distance(t_king) {
+                king_keep = king_keep.with(to);
+            }
+        }
+        let advanced =
+            if us.is_white() { Bitboard(0xffff_ff00_0000_0000) } else { Bitboard(0x0000_0000_00ff_ffff) };
+        let lines = filter.diag | filter.straight;
+        let mut sink = WinnerCandidates {
+            list,
+            dropped: false,
+            special: filter.special,
+            king,
+            king_keep,
+            knights: b.knights() & ours,
+            knight_keep: filter.knight | theirs,
+            kd_target: &KNIGHT_DISTANCE[self.target(true, Role::Knight).index()],
+            queens: b.queens() & ours,
+            bishops: b.bishops() & ours,
+            queen_keep: lines | theirs,
+            bishop_keep: filter.diag | theirs,
+            rook_keep: filter.straight | theirs,
+            pawn_keep: filter.pawn | theirs | advanced,
+        };
+        pos.generate(&mut sink);
+        sink.dropped
+    }
+
+    /// At a node of the loser with one ply of depth left and no progress
+    /// just made, only the moves of cost 0 are searched: for the loser, in
+    /// the ordinary case (no blocked pawns and bishops, no promotion needed),
+    /// those are its king's and knights' moves towards their targets. Puts
+    /// the legal moves of the king and the knights into `list` (in the order
+    /// of the full list, so the search and its answers are the same) and
+    /// returns `true` if one of them does not go towards its target: then
+    /// some move is cut by depth whatever the other pieces can do, and
+    /// `list` orders exactly as the full list would. Otherwise (`false`) the
+    /// caller generates every legal move.
+    fn progress_moves_only(&self, pos: &Position, ctx: &NodeContext, list: &mut MoveList) -> bool {
+        if ctx.pawns_and_bishops || ctx.need_loser_promotion {
+            return false;
+        }
+        pos.king_and_knight_moves_into(list);
+        let king = pos.king(pos.turn());
+        let t_king = self.target(false, Role::King);
+        let kd_target = &KNIGHT_DISTANCE[self.target(false, Role::Knight).index()];
+        list.iter().any(|m| {
+            let (from, to) = (m.from(), m.to());
+            if from == king {
+                to.distance(t_king) >= from.distance(t_king)
+            } else {
+                kd_target[to.index()] >= kd_target[from.index()]
+            }
+        })
+    }
+
     /// One node of the fast search: the depth-shaped search of
     /// [`Searcher::full`] (same costs, same order), made lean for the fast
     /// path. The semi-static analysis is left out; no position at the depth
@@ -1017,9 +1184,23 @@ impl Searcher {
             self.interrupted = true;
             return false;
         }
+        let winners_turn = pos.turn() == self.winner;
+        let ctx = self.node_context(pos, was_semi_blocked);
         tt.moves.clear();
-        pos.legal_moves_into(&mut tt.moves);
-        if tt.moves.is_empty() {
+        // At the depth limit's nodes (nearly all of them) only some moves
+        // are needed; a move left out is a move cut by depth.
+        let shallow = depth == 1 && !past_progress && !ctx.pawns_and_bishops;
+        let filter = winners_turn.then(|| CheckFilter::new(pos));
+        let mut left_out = false;
+        if let (true, Some(filter)) = (shallow, &filter) {
+            left_out = self.winner_candidates(pos, filter, &mut tt.moves);
+        } else if !(shallow && !winners_turn && self.progress_moves_only(pos, &ctx, &mut tt.moves)) {
+            tt.moves.clear();
+            pos.legal_moves_into(&mut tt.moves);
+        } else {
+            left_out = true;
+        }
+        if tt.moves.is_empty() && !left_out {
             return pos.turn() != self.winner && pos.is_check();
         }
         if check_static && self.statics && blocked_cannot_mate(pos, self.winner) {
@@ -1027,14 +1208,15 @@ impl Searcher {
         }
         tt.store(key, depth);
         self.nodes += 1;
-        let winners_turn = pos.turn() == self.winner;
-        if winners_turn && self.mate_in_one_among(pos, &tt.moves) {
+        if let Some(filter) = &filter
+            && let Some(m) = checkmating_move_with(pos, &tt.moves, filter)
+        {
+            self.line.push(m);
             return true;
         }
-        let ctx = self.node_context(pos, was_semi_blocked);
         let cx = ScoreContext::new(pos, self.winner);
         let start = tt.order.len();
-        if self.order_into(pos, &tt.moves, &ctx, &cx, past_progress, depth, &mut tt.order) {
+        if self.order_into(pos, &tt.moves, &ctx, &cx, past_progress, depth, &mut tt.order) || left_out {
             self.interrupted = true;
         }
         let end = tt.order.len();
@@ -1311,6 +1493,88 @@ impl Searcher {
                 return Outcome::OutOfBudget;
             }
             depth += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fen::{FenOptions, Strictness};
+
+    /// Positions along pseudo-random games from a few starting points
+    /// (checks, pins, promotions, en passant and castling included).
+    fn positions() -> Vec<Position> {
+        let fens = [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "4k3/1P6/8/3N4/8/8/6p1/4K2R b K - 0 1",
+        ];
+        let options = FenOptions { chess960: false, strictness: Strictness::Lenient };
+        let mut out = Vec::new();
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for fen in fens {
+            for _ in 0..20 {
+                let mut p = Position::from_fen_with(fen, options).unwrap();
+                for _ in 0..40 {
+                    out.push(p);
+                    let list = p.legal_moves();
+                    if list.is_empty() {
+                        break;
+                    }
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    p.play_unchecked(list[(seed % list.len() as u64) as usize]);
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn partial_generation_keeps_the_full_lists_order() {
+        for p in positions() {
+            let full = p.legal_moves();
+            let b = p.board();
+            let king = p.king(p.turn());
+            // The king's and knights' moves.
+            let mut list = MoveList::new();
+            p.king_and_knight_moves_into(&mut list);
+            let expected: Vec<Move> =
+                full.iter().copied().filter(|m| m.from() == king || b.knights().contains(m.from())).collect();
+            // (Castling is a king's move.)
+            assert_eq!(list.as_slice(), expected.as_slice(), "{}", p.fen());
+            // The winner's candidates, for each choice of corner.
+            for corners in [Corners::Nearer, Corners::Farther] {
+                let mut s = Searcher::new(p.turn(), 0);
+                s.corners = corners;
+                s.choose_corner(&p);
+                let filter = CheckFilter::new(&p);
+                let mut list = MoveList::new();
+                let dropped = s.winner_candidates(&p, &filter, &mut list);
+                let t_king = s.target(true, Role::King);
+                let t_knight = s.target(true, Role::Knight);
+                let expected: Vec<Move> = full
+                    .iter()
+                    .copied()
+                    .filter(|&m| {
+                        let role = b.role_at(m.from()).unwrap();
+                        let (from, to) = (m.from(), m.to());
+                        let cost_0 = b.by_color(p.turn().other()).contains(to)
+                            || m.is_en_passant()
+                            || (role == Role::Pawn && to.rank().relative_to(p.turn()) >= Rank::Sixth)
+                            || (role == Role::King && to.distance(t_king) < from.distance(t_king))
+                            || (role == Role::Knight
+                                && knight_distance(to, t_knight) < knight_distance(from, t_knight));
+                        cost_0 || filter.may_check(m, role)
+                    })
+                    .collect();
+                assert_eq!(list.as_slice(), expected.as_slice(), "{}", p.fen());
+                assert_eq!(dropped, expected.len() < full.len(), "{}", p.fen());
+            }
         }
     }
 }
