@@ -1131,27 +1131,32 @@ impl Searcher {
     /// the ordinary case (no blocked pawns and bishops, no promotion needed),
     /// those are its king's and knights' moves towards their targets. Puts
     /// the legal moves of the king and the knights into `list` (in the order
-    /// of the full list, so the search and its answers are the same) and
-    /// returns `true` if one of them does not go towards its target: then
-    /// some move is cut by depth whatever the other pieces can do, and
-    /// `list` orders exactly as the full list would. Otherwise (`false`) the
-    /// caller generates every legal move.
-    fn progress_moves_only(&self, pos: &Position, ctx: &NodeContext, list: &mut MoveList) -> bool {
+    /// of the full list, so the search and its answers are the same); if one
+    /// of them does not go towards its target, some move is cut by depth
+    /// whatever the other pieces can do, `list` orders exactly as the full
+    /// list would, and the answer is `Some(going)`, `going` telling whether
+    /// any of them goes towards its target. Otherwise (`None`) the caller
+    /// generates every legal move.
+    fn progress_moves_only(&self, pos: &Position, ctx: &NodeContext, list: &mut MoveList) -> Option<bool> {
         if ctx.pawns_and_bishops || ctx.need_loser_promotion {
-            return false;
+            return None;
         }
         pos.king_and_knight_moves_into(list);
         let king = pos.king(pos.turn());
         let t_king = self.target(false, Role::King);
         let kd_target = &KNIGHT_DISTANCE[self.target(false, Role::Knight).index()];
-        list.iter().any(|m| {
+        let (mut going, mut other) = (false, false);
+        for m in list.iter() {
             let (from, to) = (m.from(), m.to());
-            if from == king {
-                to.distance(t_king) >= from.distance(t_king)
+            let closer = if from == king {
+                to.distance(t_king) < from.distance(t_king)
             } else {
-                kd_target[to.index()] >= kd_target[from.index()]
-            }
-        })
+                kd_target[to.index()] < kd_target[from.index()]
+            };
+            going |= closer;
+            other |= !closer;
+        }
+        other.then_some(going)
     }
 
     /// One node of the fast search: the depth-shaped search of
@@ -1192,13 +1197,18 @@ impl Searcher {
         let shallow = depth == 1 && !past_progress && !ctx.pawns_and_bishops;
         let filter = winners_turn.then(|| CheckFilter::new(pos));
         let mut left_out = false;
+        // At a node of the loser: whether a move goes towards its target.
+        let mut going = true;
         if let (true, Some(filter)) = (shallow, &filter) {
             left_out = self.winner_candidates(pos, filter, &mut tt.moves);
-        } else if !(shallow && !winners_turn && self.progress_moves_only(pos, &ctx, &mut tt.moves)) {
+        } else if let Some(g) =
+            if shallow && !winners_turn { self.progress_moves_only(pos, &ctx, &mut tt.moves) } else { None }
+        {
+            left_out = true;
+            going = g;
+        } else {
             tt.moves.clear();
             pos.legal_moves_into(&mut tt.moves);
-        } else {
-            left_out = true;
         }
         if tt.moves.is_empty() && !left_out {
             return pos.turn() != self.winner && pos.is_check();
@@ -1213,6 +1223,11 @@ impl Searcher {
         {
             self.line.push(m);
             return true;
+        }
+        if !going {
+            // Every move is cut by depth (most such nodes of the loser).
+            self.interrupted = true;
+            return false;
         }
         let cx = ScoreContext::new(pos, self.winner);
         let start = tt.order.len();
