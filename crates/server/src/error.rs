@@ -82,6 +82,15 @@ pub enum ApiError {
     /// tie-break over unrated participants without a rating for them).
     #[error("{0}")]
     NotComputable(String),
+    /// Another replica runs the game (replicas on a shared database): the
+    /// service forwards the act to it; a caller sees this only when that
+    /// is not possible now (the game is moving between replicas), and
+    /// retries.
+    #[error("game {game} is run by another replica{}; retry", .owner.as_ref().map(|o| format!(" ({o})")).unwrap_or_default())]
+    Moved { game: String, owner: Option<String> },
+    /// The answer of the replica that runs the game, passed on as it came.
+    #[error("{}", .0.message())]
+    Forwarded(Status),
 }
 
 /// Why a request was aborted (the ErrorInfo reason of an `ABORTED` status).
@@ -172,6 +181,8 @@ impl ApiError {
             ApiError::BoardConnected(_) => "BOARD_CONNECTED",
             ApiError::Internal(_) => "INTERNAL",
             ApiError::NotComputable(_) => "NOT_COMPUTABLE",
+            ApiError::Moved { .. } => "GAME_MOVING",
+            ApiError::Forwarded(_) => "FORWARDED",
         }
     }
 
@@ -203,6 +214,8 @@ impl ApiError {
             ApiError::NewerStoredFormat(_) | ApiError::BoardConnected(_) => Code::FailedPrecondition,
             ApiError::Internal(_) => Code::Internal,
             ApiError::NotComputable(_) => Code::FailedPrecondition,
+            ApiError::Moved { .. } => Code::Unavailable,
+            ApiError::Forwarded(status) => status.code(),
         }
     }
 }
@@ -243,6 +256,9 @@ fn reject_reason(reason: RejectReason) -> &'static str {
 
 impl From<ApiError> for Status {
     fn from(e: ApiError) -> Status {
+        if let ApiError::Forwarded(status) = e {
+            return status;
+        }
         let mut metadata = HashMap::new();
         if let ApiError::Rejected(r) = &e
             && let Some(rule) = r.rule
@@ -261,6 +277,9 @@ impl From<ApiError> for Status {
             ApiError::ResourceExhausted { retry_after, .. } | ApiError::AuthThrottled { retry_after } => {
                 Some(*retry_after)
             }
+            // A game moves between replicas within a lease (about a
+            // second): try again shortly.
+            ApiError::Moved { .. } => Some(std::time::Duration::from_millis(250)),
             _ => None,
         };
         if let Some(retry_after) = retry_after {
@@ -338,6 +357,7 @@ impl From<StoreError> for ApiError {
             },
             StoreError::Invalid(m) => ApiError::Internal(format!("storage contract broken: {m}")),
             StoreError::Unavailable(m) => ApiError::Unavailable(format!("storage is unavailable: {m}")),
+            StoreError::Moved { game_id, owner } => ApiError::Moved { game: game_id, owner },
         }
     }
 }

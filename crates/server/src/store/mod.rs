@@ -443,6 +443,31 @@ pub enum StoreError {
     /// The database is unreachable, full or failing: try again later.
     #[error("storage unavailable: {0}")]
     Unavailable(String),
+    /// Another replica owns the game now (it took the game over when this
+    /// replica's lease ran out): nothing was written.
+    #[error("game {game_id} is run by replica {}", .owner.as_deref().unwrap_or("(none)"))]
+    Moved { game_id: String, owner: Option<String> },
+}
+
+/// A replica of the service on a shared database (issue 18, point 3).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Replica {
+    /// Its id, new at every start.
+    pub id: String,
+    /// Where the other replicas reach its gRPC service
+    /// (`http://host:port`), to forward the acts on its games.
+    pub address: String,
+    /// How long a heartbeat keeps its lease on its games.
+    pub lease: Duration,
+}
+
+/// Who runs a game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Owner {
+    /// This replica (always, alone on an embedded database).
+    Here,
+    /// Another replica, alive, reached at `address`.
+    Elsewhere { replica: String, address: String },
 }
 
 /// The storage contract. Every method is a single atomic operation.
@@ -742,6 +767,116 @@ impl Storage {
                 "unsupported database URL scheme {scheme:?}: expected sqlite://PATH, sqlite::memory: \
                  or postgres://USER@HOST/DATABASE"
             ))),
+        }
+    }
+}
+
+/// Game ownership among replicas (issue 18, point 3): on PostgreSQL, see
+/// [`postgres::PostgresStore::claim`] and its neighbours; an embedded
+/// database has one replica, which owns every game.
+impl Storage {
+    /// Names the replica this store writes for (see
+    /// [`postgres::PostgresStore::set_replica`]).
+    pub fn set_replica(&self, replica: Replica) {
+        if let Storage::Postgres(store) = self {
+            store.set_replica(replica);
+        }
+    }
+
+    /// The id of the replica this store writes for, once named.
+    pub fn replica_id(&self) -> Option<String> {
+        match self {
+            Storage::Sqlite(_) => None,
+            Storage::Postgres(store) => store.replica_id(),
+        }
+    }
+
+    /// Whether several replicas may share the database.
+    pub fn is_shared(&self) -> bool {
+        matches!(self, Storage::Postgres(_))
+    }
+
+    /// Who runs game `id`, taking it if nobody alive does.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`], [`StoreError::Unavailable`].
+    pub async fn claim(&self, id: &str) -> Result<Owner, StoreError> {
+        match self {
+            Storage::Sqlite(_) => Ok(Owner::Here),
+            Storage::Postgres(store) => within(store.claim(id)).await,
+        }
+    }
+
+    /// Takes game `id` over whoever runs it (see
+    /// [`postgres::PostgresStore::seize`]).
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`], [`StoreError::Unavailable`].
+    pub async fn seize(&self, id: &str) -> Result<(), StoreError> {
+        match self {
+            Storage::Sqlite(_) => Ok(()),
+            Storage::Postgres(store) => within(store.seize(id)).await,
+        }
+    }
+
+    /// The owners whose lease ran out and who still own games in play.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`].
+    pub async fn dead_owners(&self) -> Result<Vec<Option<String>>, StoreError> {
+        match self {
+            Storage::Sqlite(_) => Ok(Vec::new()),
+            Storage::Postgres(store) => within(store.dead_owners()).await,
+        }
+    }
+
+    /// Takes over games in play of a dead owner (see
+    /// [`postgres::PostgresStore::take_over`]).
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`].
+    pub async fn take_over(
+        &self,
+        dead: Option<&str>,
+        share: Option<(i64, i64)>,
+    ) -> Result<Vec<InPlay>, StoreError> {
+        match self {
+            Storage::Sqlite(_) => Ok(Vec::new()),
+            Storage::Postgres(store) => within(store.take_over(dead, share)).await,
+        }
+    }
+
+    /// The replicas whose lease holds now, sorted.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`].
+    pub async fn leaseholders(&self) -> Result<Vec<String>, StoreError> {
+        match self {
+            Storage::Sqlite(_) => Ok(Vec::new()),
+            Storage::Postgres(store) => within(store.leaseholders()).await,
+        }
+    }
+
+    /// The games in play this replica runs: all of them on an embedded
+    /// database.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`].
+    pub async fn owned_in_play(&self) -> Result<Vec<InPlay>, StoreError> {
+        match self {
+            Storage::Sqlite(_) => self.games_in_play().await,
+            Storage::Postgres(store) => within(store.owned_in_play()).await,
+        }
+    }
+
+    /// Ends this replica's lease now (a clean shutdown).
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`].
+    pub async fn end_lease(&self) -> Result<(), StoreError> {
+        match self {
+            Storage::Sqlite(_) => Ok(()),
+            Storage::Postgres(store) => within(store.end_lease()).await,
         }
     }
 }

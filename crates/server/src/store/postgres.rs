@@ -82,7 +82,7 @@
 //!   failover), too many connections, serialization failures...
 
 use std::str::FromStr;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use sqlx::postgres::{
@@ -95,8 +95,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::{
     Append, CreationRequest, EventRow, EventStore, GameFilter, GameRow, InPlay, MAX_LIST_ROWS,
-    ObservationRow, PlayerTokenRevocation, RESYNC, RequestOrigin, RevocationRequest, SUBSCRIPTION_CAPACITY,
-    StoreError, StoredView, TokenRow, UnknownStatus, stored_view, validate_append,
+    ObservationRow, Owner, PlayerTokenRevocation, RESYNC, Replica, RequestOrigin, RevocationRequest,
+    SUBSCRIPTION_CAPACITY, StoreError, StoredView, TokenRow, UnknownStatus, stored_view, validate_append,
 };
 
 /// The most appends committed in one batch (one statement). Large enough to
@@ -216,6 +216,11 @@ struct Inner {
     stop: CancellationToken,
     /// The writer tasks and the listener task, awaited by `close`.
     tasks: Mutex<Tasks>,
+    /// The replica this store writes for, once the server names it: its
+    /// appends land only on the games it owns (see
+    /// migrations/postgres/0014_owners.sql). Unset (a tool, a test of the
+    /// store), appends are not fenced.
+    replica: Arc<OnceLock<Replica>>,
 }
 
 #[derive(Debug, Default)]
@@ -281,6 +286,7 @@ impl PostgresStore {
         let listener =
             tokio::spawn(run_listener(listener_pool, listener, appended.clone(), stop.child_token()));
 
+        let replica: Arc<OnceLock<Replica>> = Arc::default();
         let (sender, receiver) = mpsc::channel(QUEUE_CAPACITY);
         let queue = Arc::new(tokio::sync::Mutex::new(receiver));
         // The migration connection becomes the first writer's; the others
@@ -288,13 +294,213 @@ impl PostgresStore {
         let mut first = Some(conn);
         let writers = (0..WRITERS)
             .map(|_| {
-                let writer = Writer { conn: first.take(), options: options.clone(), queue: queue.clone() };
+                let writer = Writer {
+                    replica: replica.clone(),
+                    conn: first.take(),
+                    options: options.clone(),
+                    queue: queue.clone(),
+                };
                 tokio::spawn(writer.run())
             })
             .collect();
 
         let tasks = Mutex::new(Tasks { writers, listener: Some(listener) });
-        Ok(PostgresStore { inner: Arc::new(Inner { writer: sender, pool, appended, stop, tasks }) })
+        Ok(PostgresStore { inner: Arc::new(Inner { writer: sender, pool, appended, stop, tasks, replica }) })
+    }
+}
+
+/// A duration in whole milliseconds, saturated.
+fn duration_ms(d: Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// How many times [`PostgresStore::claim`] reads the owner again when
+/// another replica claimed the game between its read and its update.
+const CLAIM_ATTEMPTS: usize = 3;
+
+/// Game ownership among the replicas of the database (issue 18, point 3;
+/// migrations/postgres/0014_owners.sql).
+impl PostgresStore {
+    /// Names the replica this store writes for: from now on its appends
+    /// land only on the games it owns, and its heartbeats extend its lease.
+    /// Only the first call counts.
+    pub fn set_replica(&self, replica: Replica) {
+        let _ = self.inner.replica.set(replica);
+    }
+
+    fn me(&self) -> Option<&Replica> {
+        self.inner.replica.get()
+    }
+
+    /// The id of the replica this store writes for, once named.
+    pub fn replica_id(&self) -> Option<String> {
+        self.me().map(|r| r.id.clone())
+    }
+
+    /// Who runs game `id`: this replica if it did, if nobody did, or if its
+    /// owner's lease ran out (the game is then taken over, in one
+    /// compare-and-set on the owner); otherwise the live owner.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`], [`StoreError::Unavailable`].
+    pub async fn claim(&self, id: &str) -> Result<Owner, StoreError> {
+        let Some(me) = self.me() else { return Ok(Owner::Here) };
+        for _ in 0..CLAIM_ATTEMPTS {
+            let row: Option<(Option<String>, Option<String>, bool)> = sqlx::query_as(
+                "SELECT g.owner, r.address, coalesce(r.alive_until > clock_timestamp(), false) \
+                 FROM games g LEFT JOIN replicas r ON r.id = g.owner WHERE g.id = $1",
+            )
+            .bind(id)
+            .fetch_optional(&self.inner.pool)
+            .await
+            .map_err(classify)?;
+            let Some((owner, address, alive)) = row else { return Err(StoreError::NotFound(id.to_owned())) };
+            match owner {
+                Some(owner) if owner == me.id => return Ok(Owner::Here),
+                Some(owner) if alive => {
+                    return Ok(Owner::Elsewhere { replica: owner, address: address.unwrap_or_default() });
+                }
+                previous => {
+                    let taken = sqlx::query(
+                        "UPDATE games SET owner = $2 WHERE id = $1 AND owner IS NOT DISTINCT FROM $3",
+                    )
+                    .bind(id)
+                    .bind(&me.id)
+                    .bind(previous)
+                    .execute(&self.inner.pool)
+                    .await
+                    .map_err(classify)?;
+                    if taken.rows_affected() == 1 {
+                        return Ok(Owner::Here);
+                    }
+                }
+            }
+        }
+        Err(StoreError::Unavailable(format!("game {id} keeps changing owner; retry")))
+    }
+
+    /// Takes game `id` over whoever runs it (an act this replica cannot
+    /// forward, such as an e-board's it reads). The previous owner's next
+    /// append is fenced; its table then follows the log.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`], [`StoreError::Unavailable`].
+    pub async fn seize(&self, id: &str) -> Result<(), StoreError> {
+        let Some(me) = self.me() else { return Ok(()) };
+        let done = sqlx::query("UPDATE games SET owner = $2 WHERE id = $1")
+            .bind(id)
+            .bind(&me.id)
+            .execute(&self.inner.pool)
+            .await
+            .map_err(classify)?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NotFound(id.to_owned()));
+        }
+        Ok(())
+    }
+
+    /// The owners whose lease ran out and who still own games in play
+    /// (`None`: games in play that nobody owns, from before owners).
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`].
+    pub async fn dead_owners(&self) -> Result<Vec<Option<String>>, StoreError> {
+        sqlx::query_scalar(
+            "SELECT r.id FROM replicas r \
+              WHERE (r.alive_until IS NULL OR r.alive_until <= clock_timestamp()) \
+                AND EXISTS (SELECT 1 FROM games g WHERE g.owner = r.id AND g.status = 'IN_PROGRESS') \
+             UNION ALL \
+             SELECT NULL WHERE EXISTS (SELECT 1 FROM games g WHERE g.owner IS NULL AND g.status = 'IN_PROGRESS')",
+        )
+        .fetch_all(&self.inner.pool)
+        .await
+        .map_err(classify)
+    }
+
+    /// Takes over the games in play of `dead` (`None`: those nobody owns)
+    /// while its lease has run out: all of them, or with `share` `(n, k)`
+    /// those whose id hashes to `k` modulo `n` (the survivors split them).
+    /// Returns the games taken, to arm their timers.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`].
+    pub async fn take_over(
+        &self,
+        dead: Option<&str>,
+        share: Option<(i64, i64)>,
+    ) -> Result<Vec<InPlay>, StoreError> {
+        let Some(me) = self.me() else { return Ok(Vec::new()) };
+        let owned = match dead {
+            Some(_) => "owner = $2",
+            None => "owner IS NULL AND $2::TEXT IS NULL",
+        };
+        let sql = format!(
+            "UPDATE games SET owner = $1 \
+              WHERE status = 'IN_PROGRESS' AND {owned} \
+                AND ($3::BIGINT IS NULL OR mod(abs(hashtext(id)::BIGINT), $3) = $4) \
+                AND NOT EXISTS (SELECT 1 FROM replicas r \
+                                 WHERE r.id = games.owner AND r.alive_until > clock_timestamp()) \
+              RETURNING id, deadline_wall_ms, updated_wall_ms"
+        );
+        let rows: Vec<(String, Option<i64>, i64)> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(&me.id)
+            .bind(dead)
+            .bind(share.map(|(n, _)| n))
+            .bind(share.map(|(_, k)| k))
+            .fetch_all(&self.inner.pool)
+            .await
+            .map_err(classify)?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, deadline_wall_ms, updated_wall_ms)| InPlay { id, deadline_wall_ms, updated_wall_ms })
+            .collect())
+    }
+
+    /// The replicas whose lease holds now, sorted.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`].
+    pub async fn leaseholders(&self) -> Result<Vec<String>, StoreError> {
+        sqlx::query_scalar("SELECT id FROM replicas WHERE alive_until > clock_timestamp() ORDER BY id")
+            .fetch_all(&self.inner.pool)
+            .await
+            .map_err(classify)
+    }
+
+    /// The games in play this replica owns.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`].
+    pub async fn owned_in_play(&self) -> Result<Vec<InPlay>, StoreError> {
+        let Some(me) = self.me() else { return self.games_in_play().await };
+        let rows: Vec<(String, Option<i64>, i64)> = sqlx::query_as(
+            "SELECT id, deadline_wall_ms, updated_wall_ms FROM games \
+              WHERE status = 'IN_PROGRESS' AND owner = $1 ORDER BY id",
+        )
+        .bind(&me.id)
+        .fetch_all(&self.inner.pool)
+        .await
+        .map_err(classify)?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, deadline_wall_ms, updated_wall_ms)| InPlay { id, deadline_wall_ms, updated_wall_ms })
+            .collect())
+    }
+
+    /// Ends this replica's lease now (a clean shutdown): the survivors take
+    /// its games over at their next look rather than when the lease would
+    /// have run out.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`].
+    pub async fn end_lease(&self) -> Result<(), StoreError> {
+        let Some(me) = self.me() else { return Ok(()) };
+        sqlx::query("UPDATE replicas SET alive_until = clock_timestamp() WHERE id = $1")
+            .bind(&me.id)
+            .execute(&self.inner.pool)
+            .await
+            .map_err(classify)?;
+        Ok(())
     }
 }
 
@@ -900,12 +1106,23 @@ impl EventStore for PostgresStore {
     }
 
     async fn heartbeat(&self, replica_id: &str, now_wall_ms: i64) -> Result<(), StoreError> {
+        // The replica this store writes for also extends its lease, on the
+        // database's clock, and says where it is reached.
+        let (address, lease_ms) = match self.inner.replica.get() {
+            Some(r) if r.id == replica_id => (Some(r.address.as_str()), Some(duration_ms(r.lease))),
+            _ => (None, None),
+        };
         sqlx::query(
-            "INSERT INTO replicas (id, seen_wall_ms) VALUES ($1, $2) \
-             ON CONFLICT (id) DO UPDATE SET seen_wall_ms = EXCLUDED.seen_wall_ms",
+            "INSERT INTO replicas (id, seen_wall_ms, address, alive_until) \
+             VALUES ($1, $2, $3, clock_timestamp() + make_interval(secs => $4::BIGINT / 1000.0)) \
+             ON CONFLICT (id) DO UPDATE SET seen_wall_ms = EXCLUDED.seen_wall_ms, \
+                 address = coalesce(EXCLUDED.address, replicas.address), \
+                 alive_until = coalesce(EXCLUDED.alive_until, replicas.alive_until)",
         )
         .bind(replica_id)
         .bind(now_wall_ms)
+        .bind(address)
+        .bind(lease_ms)
         .execute(&self.inner.pool)
         .await
         .map_err(classify)?;
@@ -963,6 +1180,7 @@ struct Job {
 /// A writer task: takes batches from the shared queue and commits them on a
 /// connection of its own.
 struct Writer {
+    replica: Arc<OnceLock<Replica>>,
     /// `None` until the first batch, and after a failure that may have left
     /// the connection broken; the next batch opens a new one.
     conn: Option<PgConnection>,
@@ -1053,7 +1271,7 @@ impl Writer {
                 self.conn.insert(conn)
             }
         };
-        append_batch(conn, appends).await
+        append_batch(conn, appends, self.replica.get().map(|r| r.id.as_str())).await
     }
 }
 
@@ -1076,6 +1294,7 @@ fn leaves_connection_usable(e: &sqlx::Error) -> bool {
 async fn append_batch(
     conn: &mut PgConnection,
     appends: &[&Append],
+    owner: Option<&str>,
 ) -> Result<Vec<Result<(), StoreError>>, sqlx::Error> {
     // Every batch takes its games' row locks in id order (stable, so that two
     // appends to one game keep their order): see the module documentation.
@@ -1126,7 +1345,7 @@ async fn append_batch(
     }
     let rows = sqlx::query(
         "SELECT o_index, o_outcome, o_detail \
-         FROM arbiter_append_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
+         FROM arbiter_append_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)",
     )
     .bind(game_ids)
     .bind(expected)
@@ -1146,6 +1365,7 @@ async fn append_batch(
     .bind(scopes)
     .bind(sha256s)
     .bind(deadlines)
+    .bind(owner)
     .fetch_all(&mut *conn)
     .await?;
 
@@ -1166,6 +1386,7 @@ async fn append_batch(
             }),
             "duplicate" => Err(StoreError::DuplicateRequest { request_id: detail.unwrap_or_default() }),
             "not_found" => Err(StoreError::NotFound(append.game_id.clone())),
+            "moved" => Err(StoreError::Moved { game_id: append.game_id.clone(), owner: detail }),
             "invalid" => Err(StoreError::Invalid(detail.unwrap_or_default())),
             other => Err(StoreError::Unavailable(format!("unexpected append outcome {other:?}"))),
         });
