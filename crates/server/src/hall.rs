@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::ApiError;
 use crate::request::Stamped;
-use crate::store::{EventStore, GameRow, Storage};
+use crate::store::{EventStore, GameRow, InPlay, Owner, Storage};
 use crate::table::{self, Outages, TableHandle, wall_ms};
 use crate::timers::{self, Timers};
 use crate::view::GameReading;
@@ -37,6 +37,19 @@ fn forget_stopped(tables: &mut HashMap<String, Arc<OnceCell<TableHandle>>>) {
     tables.retain(|_, cell| !cell.get().is_some_and(TableHandle::is_closed));
 }
 
+/// How long the survivors of a replica whose lease ran out take only
+/// their share of its games (see [`Hall::take_over_dead`]).
+const SHARE_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Where a game's acts are judged.
+#[derive(Debug)]
+pub enum Route {
+    /// Here, by this table.
+    Here(TableHandle),
+    /// By another replica, reached at `address`.
+    Elsewhere { replica: String, address: String },
+}
+
 /// The tables of the games in memory.
 #[derive(Debug)]
 pub struct Hall {
@@ -51,6 +64,9 @@ pub struct Hall {
     outages: std::sync::RwLock<Outages>,
     /// The deadlines of the games in play that are not loaded.
     timers: Arc<Timers>,
+    /// When each owner whose lease ran out was first seen with games in
+    /// play (see [`Hall::take_over_dead`]).
+    dead_seen: std::sync::Mutex<HashMap<Option<String>, std::time::Instant>>,
 }
 
 impl Hall {
@@ -62,6 +78,7 @@ impl Hall {
             prune_at: AtomicUsize::new(MIN_PRUNE_AT),
             outages: std::sync::RwLock::new(outages),
             timers: Arc::default(),
+            dead_seen: std::sync::Mutex::default(),
         }
     }
 
@@ -106,8 +123,13 @@ impl Hall {
                 cell
             };
             let result = cell
-                .get_or_try_init(|| {
-                    table::open(self.store.clone(), id, self.outages(), Some(Arc::clone(&self.timers)))
+                .get_or_try_init(|| async {
+                    // On a shared database, the game goes to this replica
+                    // unless another one alive runs it; then the table here
+                    // only follows the log.
+                    let owner = self.store.claim(id).await?;
+                    table::open(self.store.clone(), id, self.outages(), Some(Arc::clone(&self.timers)), owner)
+                        .await
                 })
                 .await
                 .cloned();
@@ -120,6 +142,133 @@ impl Hall {
             }
             return result;
         }
+    }
+
+    /// Where the acts on game `id` are judged: here (with its table), or on
+    /// the replica that runs it. A follower that does not know where its
+    /// owner is reached (it learnt of the owner from a fenced append) asks
+    /// the database again, and takes the game if the owner is gone.
+    ///
+    /// # Errors
+    /// As [`Hall::table`].
+    pub async fn route(&self, id: &str) -> Result<Route, ApiError> {
+        let table = self.table(id).await?;
+        match table.owner() {
+            Owner::Here => Ok(Route::Here(table)),
+            Owner::Elsewhere { replica, address } if !address.is_empty() => {
+                Ok(Route::Elsewhere { replica, address })
+            }
+            Owner::Elsewhere { .. } => self.reroute(id, &table).await,
+        }
+    }
+
+    /// Asks the database who runs game `id` now (its owner did not answer,
+    /// or this table was fenced), taking it if the owner's lease ran out.
+    ///
+    /// # Errors
+    /// As [`Hall::table`].
+    pub async fn reroute(&self, id: &str, table: &TableHandle) -> Result<Route, ApiError> {
+        match self.store.claim(id).await? {
+            Owner::Here => {
+                table.own().await?;
+                Ok(Route::Here(table.clone()))
+            }
+            Owner::Elsewhere { replica, address } => {
+                table.follow(replica.clone(), address.clone());
+                Ok(Route::Elsewhere { replica, address })
+            }
+        }
+    }
+
+    /// The table of game `id`, run here: taken over from the replica that
+    /// runs it if needed. For acts that cannot be forwarded (an e-board
+    /// read here, an arbiter's cancellation): the previous owner's next
+    /// append is fenced and its table follows the log from then on.
+    ///
+    /// # Errors
+    /// As [`Hall::table`].
+    pub async fn seize(&self, id: &str) -> Result<TableHandle, ApiError> {
+        let table = self.table(id).await?;
+        if table.owner() != Owner::Here {
+            self.store.seize(id).await?;
+            table.own().await?;
+        }
+        Ok(table)
+    }
+
+    /// Takes over the games in play of the replicas whose lease ran out
+    /// (those nobody owns too). A dead owner's games are first split among
+    /// the replicas alive by a hash of their ids (each takes its share at
+    /// once); what is left after [`SHARE_GRACE`] (a survivor that missed
+    /// the death, or died too) goes to whoever looks next. Each game taken
+    /// is loaded if its table is here, else its deadline armed. Returns how
+    /// many games were taken.
+    ///
+    /// # Errors
+    /// [`ApiError::Unavailable`] if the database cannot be read.
+    pub async fn take_over_dead(&self) -> Result<usize, ApiError> {
+        let dead = self.store.dead_owners().await?;
+        let first_seen: Vec<std::time::Instant> = {
+            let mut seen = self.dead_seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            seen.retain(|owner, _| dead.contains(owner));
+            dead.iter()
+                .map(|owner| *seen.entry(owner.clone()).or_insert_with(std::time::Instant::now))
+                .collect()
+        };
+        if dead.is_empty() {
+            return Ok(0);
+        }
+        let alive = self.store.leaseholders().await?;
+        let me = self.store.replica_id();
+        let mut taken = Vec::new();
+        for (owner, first) in dead.into_iter().zip(first_seen) {
+            let share = match alive.iter().position(|r| Some(r.as_str()) == me.as_deref()) {
+                Some(k) if first.elapsed() < SHARE_GRACE => Some((alive.len() as i64, k as i64)),
+                _ => None,
+            };
+            let games = self.store.take_over(owner.as_deref(), share).await?;
+            if !games.is_empty() {
+                tracing::info!(
+                    from = owner.as_deref().unwrap_or("(nobody)"),
+                    games = games.len(),
+                    "games taken over from a replica whose lease ran out"
+                );
+            }
+            taken.extend(games);
+        }
+        let n = taken.len();
+        self.arm(taken).await;
+        metrics::counter!("arbiter_games_taken_over_total").increment(n as u64);
+        Ok(n)
+    }
+
+    /// Arms the timers of games in play this replica runs, or hands them to
+    /// their tables here.
+    async fn arm(&self, games: Vec<InPlay>) -> usize {
+        let outages = self.outages();
+        let mut armed = 0;
+        for game in games {
+            if let Some(table) = self.loaded_table(&game.id).await {
+                if let Err(e) = table.own().await {
+                    tracing::warn!(game = %game.id, error = %e, "cannot take over a loaded game; loading it again");
+                    self.timers.arm(&game.id, wall_ms());
+                }
+                armed += 1;
+                continue;
+            }
+            match game.deadline_wall_ms {
+                // A paused clock: nothing to arm.
+                None => continue,
+                // A row written before deadlines were recorded: due at once.
+                Some(0) => self.timers.arm(&game.id, wall_ms()),
+                Some(deadline) => {
+                    self.timers
+                        .arm(&game.id, deadline + outages.uncharged_ms(game.updated_wall_ms, i64::MAX));
+                }
+            }
+            armed += 1;
+        }
+        armed
     }
 
     /// The table of game `id` if it is loaded here (and running).
@@ -258,37 +407,8 @@ impl Hall {
         {
             *outages = Outages::new(list);
         }
-        let outages = self.outages();
-        let games = self.store.games_in_play().await?;
-        let loaded: std::collections::HashSet<String> = {
-            let tables = self.tables.lock().await;
-            tables
-                .iter()
-                .filter(|(_, c)| c.get().is_some_and(|t| !t.is_closed()))
-                .map(|(id, _)| id.clone())
-                .collect()
-        };
-        let mut armed = 0;
-        for game in games {
-            if loaded.contains(&game.id) {
-                continue;
-            }
-            match game.deadline_wall_ms {
-                // A paused clock: nothing to arm.
-                None => continue,
-                Some(0) => {
-                    if let Err(e) = self.table(&game.id).await {
-                        tracing::error!(game = %game.id, error = %e, "cannot load a game in play");
-                        continue;
-                    }
-                }
-                Some(deadline) => {
-                    self.timers
-                        .arm(&game.id, deadline + outages.uncharged_ms(game.updated_wall_ms, i64::MAX));
-                }
-            }
-            armed += 1;
-        }
+        let games = self.store.owned_in_play().await?;
+        let armed = self.arm(games).await;
         metrics::gauge!("arbiter_tables_in_memory").set(self.loaded().await as f64);
         Ok(armed)
     }
@@ -373,7 +493,8 @@ impl Hall {
                 }
                 // Started or withdrawn meanwhile (here or on another
                 // replica): nothing to do.
-                Err(ApiError::Rejected(_) | ApiError::Aborted { .. }) => {}
+                // Or run by another replica, which expires it.
+                Err(ApiError::Rejected(_) | ApiError::Aborted { .. } | ApiError::Moved { .. }) => {}
                 Err(e) => tracing::warn!(game = %id, error = %e, "cannot expire a pending game"),
             }
         }

@@ -98,6 +98,26 @@ pub struct Config {
     /// caller's W3C trace context ([`traces::request_span`]), for an
     /// OpenTelemetry export (`arbiterd --otlp-endpoint`).
     pub trace_requests: bool,
+    /// Where the other replicas of a shared database reach this one's gRPC
+    /// service, to forward the acts on the games it runs
+    /// (`http://host:port`, `https://...` with TLS). `None`: the listening
+    /// address, with the machine's host name when it listens on every
+    /// interface.
+    pub advertise_url: Option<String>,
+    /// How the other replicas' TLS certificates are checked when acts are
+    /// forwarded to them over `https://`.
+    pub peer_tls: PeerTls,
+}
+
+/// How a replica checks the others' certificates when it forwards acts to
+/// them (see `service/forward.rs`).
+#[derive(Clone, Debug, Default)]
+pub struct PeerTls {
+    /// The CA certificate (PEM) that signs them; `None`: the system's roots.
+    pub ca_pem: Option<Vec<u8>>,
+    /// The name they are checked against; `None`: the host of each
+    /// replica's advertised URL.
+    pub name: Option<String>,
 }
 
 /// Where the service answers.
@@ -141,6 +161,8 @@ impl Config {
             http_max_connections: 256,
             broadcast_push_interval: Duration::from_secs(10),
             trace_requests: false,
+            advertise_url: None,
+            peer_tls: PeerTls::default(),
         }
     }
 }
@@ -171,9 +193,40 @@ const REPLICA_TIMEOUT_MS: i64 = 5_000;
 /// that gift; four small writes a second cost nothing next to the moves.
 const HEARTBEAT_INTERVAL: Duration = Duration::from_millis(250);
 
-/// How often a replica on a shared database loads the unfinished games it
-/// has not loaded yet (games created elsewhere that no append announced).
-const SWEEP_INTERVAL: Duration = Duration::from_secs(2);
+/// How long a replica's heartbeat keeps its lease on the games it runs
+/// (issue 18, point 3): five heartbeats. A replica that dies loses its
+/// games this long after its last heartbeat at most; the survivors look
+/// every [`TAKE_OVER_INTERVAL`], so its games run again within 2 s.
+pub const LEASE: Duration = Duration::from_millis(1250);
+
+/// How often a replica on a shared database looks for games whose owner's
+/// lease ran out.
+const TAKE_OVER_INTERVAL: Duration = Duration::from_millis(250);
+
+/// Where the other replicas reach this one: `configured`, or the listening
+/// address (the host name in place of an address that means every
+/// interface).
+fn advertise_url(configured: Option<&str>, listener: &TcpListener, tls: bool) -> String {
+    if let Some(url) = configured {
+        return url.trim_end_matches('/').to_owned();
+    }
+    let scheme = if tls { "https" } else { "http" };
+    let Ok(local) = listener.local_addr() else { return format!("{scheme}://localhost") };
+    let host = if local.ip().is_unspecified() {
+        std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .ok()
+            .map(|h| h.trim().to_owned())
+            .filter(|h| !h.is_empty())
+            .or_else(|| std::env::var("HOSTNAME").ok())
+            .unwrap_or_else(|| "localhost".to_owned())
+    } else {
+        match local.ip() {
+            std::net::IpAddr::V6(ip) => format!("[{ip}]"),
+            ip @ std::net::IpAddr::V4(_) => ip.to_string(),
+        }
+    };
+    format!("{scheme}://{host}:{}", local.port())
+}
 
 /// What a replica does besides serving: a heartbeat every 250 ms (the last
 /// one tells the next start how long the service was down), and on a shared
@@ -190,7 +243,7 @@ async fn replica_duties(
     let mut appended = store.subscribe();
     let mut listening = shared;
     let mut beat = tokio::time::interval(HEARTBEAT_INTERVAL);
-    let mut sweep = tokio::time::interval(SWEEP_INTERVAL);
+    let mut sweep = tokio::time::interval(TAKE_OVER_INTERVAL);
     sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut sweeping: Option<tokio::task::JoinHandle<()>> = None;
     loop {
@@ -201,18 +254,17 @@ async fn replica_duties(
                     tracing::warn!(error = %e, "heartbeat failed");
                 }
             }
-            // Every replica arms the timer of every game in play, with the
-            // deadline the index holds (the games it has loaded run their
-            // own), so that when the replica a game was played on dies, the
-            // others still load it before its deadline and rule on its flag.
+            // The games of a replica whose lease ran out (it died, or lost
+            // the database) are taken over by the survivors, who arm their
+            // timers, so that every flag is still ruled.
             _ = sweep.tick(), if shared => {
-                // One sweep at a time: with many games, a sweep can outlast
+                // One look at a time: taking many games over can outlast
                 // the interval.
                 if sweeping.as_ref().is_none_or(tokio::task::JoinHandle::is_finished) {
                     let hall = hall.clone();
                     sweeping = Some(tokio::spawn(async move {
-                        if let Err(e) = hall.arm_in_play().await {
-                            tracing::warn!(error = %e, "cannot arm the timers of the games in play");
+                        if let Err(e) = hall.take_over_dead().await {
+                            tracing::warn!(error = %e, "cannot take over the games of dead replicas");
                         }
                     }));
                 }
@@ -504,6 +556,11 @@ pub async fn serve(
     let auth = Arc::new(Authority::new(keys, &config.tokens, store.clone()));
     let replica = format!("r{}", uuid::Uuid::new_v4().simple());
     let shared = matches!(store, Storage::Postgres(_));
+    let advertised = advertise_url(config.advertise_url.as_deref(), &listener, config.tls.is_some());
+    if shared {
+        tracing::info!(replica = %replica, address = %advertised, "replica of a shared database");
+    }
+    store.set_replica(store::Replica { id: replica.clone(), address: advertised, lease: LEASE });
     // Unless another replica is alive (only possible on a shared database),
     // nobody served any game since the last heartbeat: an outage, recorded
     // so that every game that crossed it, loaded now or much later, is not
@@ -564,6 +621,7 @@ pub async fn serve(
         quotas: Arc::new(quota::Quotas::new(config.limits)),
         boards: Arc::new(board::Boards::default()),
         spectators: Arc::default(),
+        peers: Arc::new(service::forward::Peers::new(config.peer_tls.clone())),
     };
     // One service for the gRPC port and the JSON gateway: the same
     // authentication, roles, throttle and limits.
@@ -642,8 +700,12 @@ pub async fn serve(
         )
         .await;
     background.cancel();
-    // The last moment this replica was alive, for the next start.
+    // The last moment this replica was alive, for the next start; then its
+    // games go to the other replicas at their next look.
     let _ = store.heartbeat(&replica, table::wall_ms()).await;
+    if let Err(e) = store.end_lease().await {
+        tracing::warn!(error = %e, "cannot end this replica's lease: its games move when it runs out");
+    }
     store.close().await;
     tracing::info!("storage flushed and closed");
     served.map_err(ServerError::from)

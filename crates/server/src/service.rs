@@ -25,7 +25,7 @@ use crate::api::{self, to_proto, validate};
 use crate::auth::{Authority, CallerId, Generations, Principal, Role};
 use crate::error::{AbortReason, ApiError, ExhaustedReason};
 use crate::event_log::{self, GameSpec, PlayerSpec};
-use crate::hall::Hall;
+use crate::hall::{Hall, Route};
 use crate::quota::Quotas;
 use crate::request::{self, Caller, Stamped};
 use crate::store::{
@@ -36,6 +36,7 @@ use crate::table::{self, Act, TableHandle, wall_ms};
 use crate::view::LoggedEvent;
 
 mod events;
+pub(crate) mod forward;
 mod hall_watch;
 mod round_watch;
 mod spectators;
@@ -88,6 +89,8 @@ pub struct Arbiter {
     pub(crate) boards: Arc<crate::board::Boards>,
     /// The rounds published to spectators from this process (WatchBroadcast).
     pub(crate) spectators: Arc<spectators::Spectators>,
+    /// The other replicas acts are forwarded to (see [`forward`]).
+    pub(crate) peers: Arc<forward::Peers>,
 }
 
 type Reply<T> = Result<Response<T>, Status>;
@@ -146,6 +149,70 @@ impl Arbiter {
                     tracing::debug!(method, error = %e, "request refused");
                 }
                 Err(e.into())
+            }
+        }
+    }
+
+    /// Where an act on game `name` is judged: `None` here (always alone on
+    /// an embedded database, and for a request another replica forwarded);
+    /// else the address of the replica that runs the game. The caller is
+    /// authenticated first (see [`forward`]). A malformed name, or a game
+    /// that cannot be loaded, is judged here, which refuses it.
+    ///
+    /// # Errors
+    /// As [`Authority::identify`].
+    async fn owner_elsewhere(&self, metadata: &MetadataMap, name: &str) -> Result<Option<String>, ApiError> {
+        if !self.hall.store().is_shared() || forward::was_forwarded(metadata) {
+            return Ok(None);
+        }
+        let Ok(id) = game_id(name) else { return Ok(None) };
+        self.auth.identify(metadata).await?;
+        match self.hall.route(&id).await {
+            Ok(Route::Elsewhere { address, .. }) => Ok(Some(address)),
+            Ok(Route::Here(_)) | Err(_) => Ok(None),
+        }
+    }
+
+    /// Sends an act to the replica at `address`, which runs game `name`,
+    /// and gives its answer. If that replica does not answer, the database
+    /// is asked who runs the game now (taking it over if the owner's lease
+    /// ran out) and the caller is told to retry
+    /// ([`ApiError::Moved`], UNAVAILABLE with a retry delay).
+    async fn forward<Req, Resp, Call, Sent>(
+        &self,
+        name: &str,
+        address: &str,
+        metadata: MetadataMap,
+        message: Req,
+        call: Call,
+    ) -> Result<Resp, ApiError>
+    where
+        Call: FnOnce(
+            arbiter_proto::v1::arbiter_service_client::ArbiterServiceClient<tonic::transport::Channel>,
+            Request<Req>,
+        ) -> Sent,
+        Sent: Future<Output = Result<Response<Resp>, Status>>,
+    {
+        let client = self.peers.client(address)?;
+        let replica = self.hall.store().replica_id().unwrap_or_default();
+        metrics::counter!("arbiter_acts_forwarded_total").increment(1);
+        let sent = call(client, forward::request_for_owner(metadata, message, &replica));
+        // An owner that died without closing its connections (its host
+        // lost) must not hold the caller: no answer in time counts as none.
+        let answer = tokio::time::timeout(forward::ANSWER_TIMEOUT, sent).await.unwrap_or_else(|_| {
+            Err(Status::unavailable("the replica running the game did not answer in time"))
+        });
+        match forward::answer_of(answer) {
+            Ok(answer) => answer,
+            Err(status) => {
+                let id = game_id(name)?;
+                tracing::warn!(game = %id, owner = %address, error = %status, "the replica running the game did not answer");
+                metrics::counter!("arbiter_forwards_unanswered_total").increment(1);
+                self.peers.forget(address);
+                if let Ok(table) = self.hall.table(&id).await {
+                    let _ = self.hall.reroute(&id, &table).await;
+                }
+                Err(ApiError::Moved { game: id, owner: None })
             }
         }
     }
@@ -214,7 +281,10 @@ impl Arbiter {
             Act::Event(Event::ReinstatePosition { .. }) => Some("ply"),
             _ => None,
         };
-        let table = self.hall.table(id).await?;
+        // Run here: taken over in the rare case another replica runs it (a
+        // cancellation sent here, an owner that changed since the request
+        // was routed).
+        let table = self.hall.seize(id).await?;
         let acted = table.act(act, principal.actor(), request, expected_seq).await.map_err(|e| {
             match (e, argument) {
                 (ApiError::Rejected(r), Some(field)) if r.reason == RejectReason::InvalidArgument => {
@@ -388,7 +458,7 @@ impl Arbiter {
         if !start {
             return Ok(());
         }
-        let table = self.hall.table(id).await?;
+        let table = self.hall.seize(id).await?;
         match table.act(Act::Event(Event::Start), actor, None, Some(0)).await {
             Ok(_) | Err(ApiError::Aborted { .. }) => Ok(()),
             Err(e) => Err(e),
@@ -1099,6 +1169,12 @@ macro_rules! arbiter_service {
                 async fn $pm(&self, request: Request<pb::$preq>) -> Reply<pb::$presp> {
                     self.observe(stringify!($pm), async {
                         let (metadata, _, $pr) = request.into_parts();
+                        if let Some(owner) = self.owner_elsewhere(&metadata, &$pr.name).await? {
+                            let name = $pr.name.clone();
+                            return self
+                                .forward(&name, &owner, metadata, $pr, |mut c, r| async move { c.$pm(r).await })
+                                .await;
+                        }
                         let sent = Sent {
                             method: stringify!($pm),
                             request_id: &$pr.request_id,
@@ -1117,6 +1193,12 @@ macro_rules! arbiter_service {
                 async fn $am(&self, request: Request<pb::$areq>) -> Reply<pb::$aresp> {
                     self.observe(stringify!($am), async {
                         let (metadata, _, $ar) = request.into_parts();
+                        if let Some(owner) = self.owner_elsewhere(&metadata, &$ar.name).await? {
+                            let name = $ar.name.clone();
+                            return self
+                                .forward(&name, &owner, metadata, $ar, |mut c, r| async move { c.$am(r).await })
+                                .await;
+                        }
                         let sent = Sent {
                             method: stringify!($am),
                             request_id: &$ar.request_id,

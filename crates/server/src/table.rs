@@ -29,7 +29,9 @@ use crate::api;
 use crate::error::{AbortReason, ApiError};
 use crate::event_log::{self, Aftermath, Clocks, GameSpec, GameView, ObligationView, QuestionView};
 use crate::request::Stamped;
-use crate::store::{Append, EventPages, EventRow, EventStore, GameRow, GameStatus, Storage, StoredView};
+use crate::store::{
+    Append, EventPages, EventRow, EventStore, GameRow, GameStatus, Owner, Storage, StoreError, StoredView,
+};
 use crate::timers::Timers;
 use crate::view::{GameReading, LoggedEvent};
 
@@ -59,6 +61,11 @@ const IDLE_PENDING: Duration = Duration::from_secs(5);
 /// paused game, or a hundred thousand games whose players are elsewhere
 /// cost a timer entry each, not a table.
 const IDLE_IN_PLAY: Duration = Duration::from_secs(5);
+/// The same for a game in play without a move yet (just started, its
+/// players not there yet): reloading it costs a log of a few events, and a
+/// round of thousands of games started at once then does not hold
+/// thousands of tables (and the memory the allocator keeps after them).
+const IDLE_UNMOVED: Duration = Duration::from_secs(1);
 /// A game whose deadline is closer than this stays loaded: putting it away
 /// would only load it again at once ([`crate::timers::LEAD`]).
 const PARK_MARGIN: Duration = Duration::from_secs(4);
@@ -129,13 +136,10 @@ pub struct Recorded {
 }
 
 enum Command {
-    Act {
-        act: Act,
-        actor: &'static str,
-        request: Option<Stamped>,
-        expected_seq: Option<i64>,
-        reply: oneshot::Sender<Result<Acted, ApiError>>,
-    },
+    /// Boxed: a table's channel allocates its slots in blocks of 32
+    /// commands, so the largest command sets the size of every table's
+    /// queue (most are a read or a notification).
+    Act(Box<ActCommand>),
     Read {
         reply: oneshot::Sender<Result<GameReading, ApiError>>,
     },
@@ -143,6 +147,36 @@ enum Command {
     CatchUp {
         seq: i64,
     },
+    /// This replica runs the game from now on (it took the game over):
+    /// read what the previous owner recorded, then judge and keep time.
+    Own {
+        reply: oneshot::Sender<Result<(), ApiError>>,
+    },
+}
+
+/// An act to judge and record, and where its answer goes.
+struct ActCommand {
+    act: Act,
+    actor: &'static str,
+    request: Option<Stamped>,
+    expected_seq: Option<i64>,
+    reply: oneshot::Sender<Result<Acted, ApiError>>,
+}
+
+/// Who runs a table's game, shared by the table and its handles: the
+/// table of a game another replica runs only follows its log (for reads
+/// and watchers); acts go to the owner.
+type Runner = Arc<std::sync::RwLock<Owner>>;
+
+fn runner_of(runner: &Runner) -> Owner {
+    runner.read().map_or_else(|e| e.into_inner().clone(), |o| o.clone())
+}
+
+fn set_runner(runner: &Runner, owner: Owner) {
+    match runner.write() {
+        Ok(mut o) => *o = owner,
+        Err(e) => *e.into_inner() = owner,
+    }
 }
 
 /// An outage of the service: nobody served any game from
@@ -202,6 +236,7 @@ impl Outages {
 pub struct TableHandle {
     tx: mpsc::Sender<Command>,
     events: broadcast::Sender<Arc<Recorded>>,
+    runner: Runner,
 }
 
 fn gone() -> ApiError {
@@ -229,7 +264,8 @@ impl TableHandle {
         expected_seq: Option<i64>,
     ) -> Result<Acted, ApiError> {
         let (reply, rx) = oneshot::channel();
-        self.tx.send(Command::Act { act, actor, request, expected_seq, reply }).await.map_err(|_| gone())?;
+        let command = Command::Act(Box::new(ActCommand { act, actor, request, expected_seq, reply }));
+        self.tx.send(command).await.map_err(|_| gone())?;
         rx.await.map_err(|_| gone())?
     }
 
@@ -253,6 +289,31 @@ impl TableHandle {
     /// Live events from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<Recorded>> {
         self.events.subscribe()
+    }
+
+    /// Who runs the game, as this table last learnt.
+    pub fn owner(&self) -> Owner {
+        runner_of(&self.runner)
+    }
+
+    /// Records where the game's owner is now (a follower's knowledge of it
+    /// refreshed).
+    pub fn follow(&self, replica: String, address: String) {
+        set_runner(&self.runner, Owner::Elsewhere { replica, address });
+    }
+
+    /// Makes this table the one that runs the game (this replica took it
+    /// over): it reads the log first.
+    ///
+    /// # Errors
+    /// [`ApiError::Unavailable`] if the log cannot be read.
+    pub async fn own(&self) -> Result<(), ApiError> {
+        if matches!(self.owner(), Owner::Here) {
+            return Ok(());
+        }
+        let (reply, rx) = oneshot::channel();
+        self.tx.send(Command::Own { reply }).await.map_err(|_| gone())?;
+        rx.await.map_err(|_| gone())?
     }
 }
 
@@ -285,6 +346,9 @@ struct Table {
     /// Where the game's deadline goes when the table is put away (`None`:
     /// a game in play is never put away).
     timers: Option<Arc<Timers>>,
+    /// Who runs the game: this table, or another replica's (then this one
+    /// only follows the log).
+    runner: Runner,
 }
 
 /// A request id as the log records it (see [`crate::request`]).
@@ -376,21 +440,27 @@ pub async fn open(
     id: &str,
     outages: Outages,
     timers: Option<Arc<Timers>>,
+    owner: Owner,
 ) -> Result<TableHandle, ApiError> {
     // Slots are allocated with the channel, for every loaded table; a
     // watcher that falls further behind reads the rest from the log.
     let (events, _) = broadcast::channel(WATCH_BACKLOG);
     let mut table = Table::load(store, id, events.clone()).await?;
-    if let Some(timers) = &timers {
+    let owned = owner == Owner::Here;
+    if owned && let Some(timers) = &timers {
         timers.disarm(id);
     }
     table.timers = timers;
+    let runner: Runner = Arc::new(std::sync::RwLock::new(owner));
+    table.runner = Arc::clone(&runner);
     let now = wall_ms();
     let last_event = table.row.updated_wall_ms;
     let outage_ms = outages.uncharged_ms(last_event, now);
     table.offset += (now - last_event - outage_ms).max(0);
     let (tx, rx) = mpsc::channel(64);
-    let running = outages.crossed(last_event)
+    // The owner records the resumption.
+    let running = owned
+        && outages.crossed(last_event)
         && table.game.is_started()
         && !table.game.is_over()
         && !table.game.clock().is_paused();
@@ -403,7 +473,7 @@ pub async fn open(
         }
         table.run(rx).await;
     });
-    Ok(TableHandle { tx, events })
+    Ok(TableHandle { tx, events, runner })
 }
 
 impl Table {
@@ -433,6 +503,7 @@ impl Table {
             last_act: None,
             view_stored: false,
             timers: None,
+            runner: Arc::new(std::sync::RwLock::new(Owner::Here)),
         };
         table.replay().await?;
         table.loaded_finished = table.closed();
@@ -486,8 +557,26 @@ impl Table {
         (self.offset + mono_ms()).max(self.last_at())
     }
 
-    /// When the table must wake next.
+    /// Whether this table runs the game (else another replica's does).
+    fn owned(&self) -> bool {
+        matches!(runner_of(&self.runner), Owner::Here)
+    }
+
+    /// The refusal of an act on a game another replica runs.
+    fn moved(&self) -> ApiError {
+        let owner = match runner_of(&self.runner) {
+            Owner::Elsewhere { replica, .. } => Some(replica),
+            Owner::Here => None,
+        };
+        ApiError::Moved { game: self.row.id.clone(), owner }
+    }
+
+    /// When the table must wake next (never for a game another replica
+    /// runs: its owner keeps the time).
     fn wake_at(&self) -> Option<Instant> {
+        if !self.owned() {
+            return None;
+        }
         let deadline = self.game.next_deadline()?;
         let due = epoch() + Duration::from_millis(u64::try_from(deadline - self.offset).unwrap_or(0));
         Some(match self.retry_deadline_at {
@@ -512,7 +601,9 @@ impl Table {
             } else if finished {
                 (IDLE_FINISHED, true)
             } else {
-                (IDLE_IN_PLAY, self.may_park(wake))
+                let unmoved = self.game.moves_completed(Color::White) == 0
+                    && self.game.moves_completed(Color::Black) == 0;
+                (if unmoved { IDLE_UNMOVED } else { IDLE_IN_PLAY }, self.may_park(wake))
             };
             tokio::select! {
                 biased;
@@ -545,7 +636,7 @@ impl Table {
     /// Whether the table of a game in play may be put away: with somewhere
     /// to arm its deadline, nothing to rebuild, and no deadline near.
     fn may_park(&self, wake: Option<Instant>) -> bool {
-        self.timers.is_some()
+        (self.timers.is_some() || !self.owned())
             && !self.dirty
             && self.retry_deadline_at.is_none()
             && wake.is_none_or(|at| at > Instant::now() + PARK_MARGIN)
@@ -557,7 +648,7 @@ impl Table {
     /// stop).
     fn park(&self) {
         let Some(timers) = &self.timers else { return };
-        if self.closed() {
+        if self.closed() || !self.owned() {
             return;
         }
         if let Some(deadline_wall_ms) = self.deadline_wall_ms(self.now_at(), wall_ms()) {
@@ -575,7 +666,8 @@ impl Table {
 
     async fn handle(&mut self, command: Command) {
         match command {
-            Command::Act { act, actor, request, expected_seq, reply } => {
+            Command::Act(command) => {
+                let ActCommand { act, actor, request, expected_seq, reply } = *command;
                 self.last_act = Some(Instant::now());
                 let result = self.act(act, actor, request, expected_seq).await;
                 let _ = reply.send(result);
@@ -587,6 +679,10 @@ impl Table {
                 };
                 let _ = reply.send(result);
             }
+            Command::Own { reply } => {
+                let result = self.take_over().await;
+                let _ = reply.send(result);
+            }
             Command::CatchUp { seq } => {
                 if seq > self.last_seq
                     && !self.dirty
@@ -596,6 +692,21 @@ impl Table {
                 }
             }
         }
+    }
+
+    /// This replica runs the game from now on: the log as the previous
+    /// owner left it, then the timers here.
+    async fn take_over(&mut self) -> Result<(), ApiError> {
+        if self.dirty {
+            self.replay().await?;
+        } else {
+            self.catch_up().await?;
+        }
+        if let Some(timers) = &self.timers {
+            timers.disarm(&self.row.id);
+        }
+        set_runner(&self.runner, Owner::Here);
+        Ok(())
     }
 
     async fn ensure_consistent(&mut self) -> Result<(), ApiError> {
@@ -654,6 +765,9 @@ impl Table {
         request: Option<Stamped>,
         expected_seq: Option<i64>,
     ) -> Result<Acted, ApiError> {
+        if !self.owned() {
+            return Err(self.moved());
+        }
         self.ensure_consistent().await?;
         // A second attempt happens only when another writer (another replica)
         // appended to this game since this table last read it: the table
@@ -914,7 +1028,17 @@ impl Table {
         };
         if let Err(e) = self.store.append(append).await {
             self.dirty = true;
-            metrics::counter!("arbiter_append_failures_total").increment(1);
+            if let StoreError::Moved { owner, .. } = &e {
+                // Fenced: another replica took the game over (this
+                // replica's lease ran out). This table follows from now on.
+                set_runner(
+                    &self.runner,
+                    Owner::Elsewhere { replica: owner.clone().unwrap_or_default(), address: String::new() },
+                );
+                metrics::counter!("arbiter_appends_fenced_total").increment(1);
+            } else {
+                metrics::counter!("arbiter_append_failures_total").increment(1);
+            }
             return Err(e.into());
         }
         self.last_seq = row.seq;

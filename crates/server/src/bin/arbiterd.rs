@@ -107,6 +107,22 @@ struct ServeArgs {
     /// PostgreSQL, the same file on every replica).
     #[arg(long, env = "ARBITER_PLAYER_TOKEN_KEY_FILE", global = true)]
     player_token_key_file: Option<PathBuf>,
+    /// Where the other replicas of a PostgreSQL database reach this one's
+    /// gRPC service, to forward the acts on the games it runs
+    /// (`http://host:port`, `https://...` with TLS); default: the listening
+    /// address, with the host name when listening on every interface.
+    #[arg(long, env = "ARBITER_ADVERTISE_URL", global = true)]
+    advertise_url: Option<String>,
+    /// The CA certificate (PEM) that signs the other replicas' TLS
+    /// certificates, for forwarding to them over `https://` (default: the
+    /// system's roots).
+    #[arg(long, env = "ARBITER_PEER_CA", global = true)]
+    peer_ca: Option<PathBuf>,
+    /// The name the other replicas' certificates are checked against when
+    /// forwarding (default: the host of their advertised URL), for
+    /// certificates that name the service rather than each replica.
+    #[arg(long, env = "ARBITER_PEER_TLS_NAME", global = true)]
+    peer_tls_name: Option<String>,
     /// Failed authentications a client address may make at once before it
     /// is refused for a while; 0 turns throttling off.
     #[arg(long, env = "ARBITER_AUTH_FAILURE_BURST", default_value_t = 100, global = true)]
@@ -500,6 +516,14 @@ async fn serve(args: ServeArgs, matches: &clap::ArgMatches) -> anyhow::Result<()
     config.pending_game_ttl = args.pending_game_ttl;
     config.tokens = configured_tokens(&args, matches)?;
     config.player_token_key_file = args.player_token_key_file.clone();
+    config.advertise_url = args.advertise_url.clone();
+    config.peer_tls = arbiter_server::PeerTls {
+        ca_pem: match &args.peer_ca {
+            Some(path) => Some(std::fs::read(path).with_context(|| format!("reading {}", path.display()))?),
+            None => None,
+        },
+        name: args.peer_tls_name.clone(),
+    };
     config.auth_throttle = (args.auth_failure_burst > 0).then_some(ThrottlePolicy {
         burst: args.auth_failure_burst,
         per_second: args.auth_failures_per_second.max(0.0),

@@ -125,7 +125,7 @@ pub async fn open(
                 .into(),
         ));
     }
-    let table = cx.hall.table(&hello.game_id).await?;
+    let table = cx.hall.seize(&hello.game_id).await?;
     // Subscribed before the game is read, so no event falls between.
     let live = table.subscribe();
     let reading = table.read().await?;
@@ -356,7 +356,7 @@ impl Session {
                         Flow::Continue
                     }
                     Err(broadcast::error::RecvError::Lagged(_)) => self.reread().await,
-                    Err(broadcast::error::RecvError::Closed) => match self.hall.table(&self.game_id).await {
+                    Err(broadcast::error::RecvError::Closed) => match self.hall.seize(&self.game_id).await {
                         // The table was unloaded (a finished game left idle):
                         // listen to the one that serves the game now.
                         Ok(table) => {

@@ -1269,7 +1269,7 @@ impl Arbiter {
             let hall = self.hall.clone();
             let game_id = game_id.clone();
             starts.spawn(async move {
-                let table = hall.table(&game_id).await?;
+                let table = hall.seize(&game_id).await?;
                 match table
                     .act(crate::table::Act::Event(arbiter_laws::event::Event::Start), actor, None, None)
                     .await
