@@ -18,12 +18,28 @@
 //! `--daemon` it runs `arbiterd` as a child process instead (as shipped: its
 //! own allocator, its own process), on such a file: `$ARBITERD`, or the one
 //! built beside this example (`cargo build --release -p arbiter-server`).
+//!
+//! Replicas (issue 18, point 3): `--replicas 1,3` runs the whole measure
+//! once per count, one after the other in the same run, each time with that
+//! many `arbiterd` on a fresh schema of the same PostgreSQL server
+//! (`$ARBITER_TEST_PG_URL`, default `postgres://postgres@127.0.0.1:5432/test`);
+//! the clients' connections are spread over the replicas, each game is
+//! created on one and its moves go to the same one (a platform whose
+//! load balancer keeps a game's calls together). With `--spread` each move
+//! goes to the next replica instead, so two in three are forwarded to the
+//! replica that runs the game.
+//!
+//! ```sh
+//! cargo build --release -p arbiter-server --bin arbiterd
+//! cargo run --release -p arbiter-e2e --example load -- --replicas 1,3 --games 300 --rate 0 --seconds 15
+//! ```
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use arbiter_chess::{Color, Position};
+use arbiter_e2e::reliability::replicas::Schema;
 use arbiter_e2e::{ARBITER_TOKEN, TestServer, new_game, regulations, v1 as pb};
 use tonic::transport::Channel;
 
@@ -35,16 +51,49 @@ struct Args {
     connections: usize,
     flag_games: usize,
     daemon: bool,
+    /// Replica counts on PostgreSQL, measured one after the other (empty:
+    /// one server on SQLite).
+    replicas: Vec<usize>,
+    spread: bool,
 }
 
 fn args() -> Args {
-    let mut a = Args { games: 1000, rate: 5000, seconds: 20, connections: 8, flag_games: 200, daemon: false };
+    let mut a = Args {
+        games: 1000,
+        rate: 5000,
+        seconds: 20,
+        connections: 8,
+        flag_games: 200,
+        daemon: false,
+        replicas: Vec::new(),
+        spread: false,
+    };
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     while i < argv.len() {
         if argv[i] == "--daemon" {
             a.daemon = true;
             i += 1;
+            continue;
+        }
+        if argv[i] == "--spread" {
+            a.spread = true;
+            i += 1;
+            continue;
+        }
+        if argv[i] == "--replicas" {
+            let counts: Option<Vec<usize>> = argv
+                .get(i + 1)
+                .map(|v| v.split(',').map(|n| n.trim().parse::<usize>().ok().filter(|&n| n > 0)).collect())
+                .and_then(|c: Option<Vec<usize>>| c.filter(|c| !c.is_empty()));
+            match counts {
+                Some(c) => a.replicas = c,
+                None => {
+                    eprintln!("--replicas takes a list of replica counts, such as 1,3");
+                    std::process::exit(2);
+                }
+            }
+            i += 2;
             continue;
         }
         let value = argv.get(i + 1).and_then(|v| v.parse::<u64>().ok());
@@ -58,7 +107,7 @@ fn args() -> Args {
                 eprintln!("unknown or incomplete argument {other}");
                 eprintln!(
                     "usage: load [--games N] [--rate MOVES_PER_S] [--seconds S] [--connections C] [--flag-games F] \
-                     [--daemon]"
+                     [--daemon | --replicas COUNT,... [--spread]]"
                 );
                 std::process::exit(2);
             }
@@ -114,13 +163,41 @@ async fn connect(url: &str, n: usize) -> Vec<Channel> {
     channels
 }
 
-/// The server under load: in this process, or `arbiterd` as a child.
+/// The server under load: in this process, `arbiterd` as a child, or
+/// several `arbiterd` on one PostgreSQL schema.
 enum Server {
     InProcess(TestServer),
     Daemon { daemon: arbiter_e2e::daemon::Daemon, _dir: tempfile::TempDir },
+    Replicas { daemons: Vec<arbiter_e2e::daemon::Daemon>, schema: Schema, _dir: tempfile::TempDir },
 }
 
 impl Server {
+    async fn replicas(n: usize) -> Server {
+        let schema = Schema::create().await.unwrap_or_else(|e| panic!("PostgreSQL: {e}"));
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let limits =
+            ["--create-rate", "100000", "--create-burst", "100000", "--max-unfinished-games", "1000000"];
+        let mut daemons = Vec::new();
+        for i in 0..n {
+            let log = dir.path().join(format!("replica-{i}.log"));
+            let daemon = arbiter_e2e::daemon::Daemon::spawn(&schema.url(), &log, &limits);
+            arbiter_e2e::reliability::play::wait_serving(&daemon, Duration::from_secs(30))
+                .await
+                .unwrap_or_else(|e| panic!("replica {i}: {e}"));
+            daemons.push(daemon);
+        }
+        Server::Replicas { daemons, schema, _dir: dir }
+    }
+
+    fn urls(&self) -> Vec<String> {
+        match self {
+            Server::Replicas { daemons, .. } => {
+                daemons.iter().map(arbiter_e2e::daemon::Daemon::url).collect()
+            }
+            _ => vec![self.url()],
+        }
+    }
+
     async fn start(daemon: bool) -> Server {
         if !daemon {
             return Server::InProcess(TestServer::start().await);
@@ -137,15 +214,27 @@ impl Server {
         match self {
             Server::InProcess(server) => server.url(),
             Server::Daemon { daemon, .. } => daemon.url(),
+            Server::Replicas { daemons, .. } => daemons[0].url(),
         }
     }
 
     fn describe(&self) -> String {
         match self {
-            Server::InProcess(server) => format!("server in this process on {}", server.addr),
-            Server::Daemon { daemon, .. } => {
-                format!("arbiterd {} on {}", arbiter_e2e::daemon::arbiterd_path().display(), daemon.addr)
+            Server::InProcess(server) => {
+                format!("server in this process on {} (SQLite, synchronous=FULL)", server.addr)
             }
+            Server::Daemon { daemon, .. } => {
+                format!(
+                    "arbiterd {} on {} (SQLite, synchronous=FULL)",
+                    arbiter_e2e::daemon::arbiterd_path().display(),
+                    daemon.addr
+                )
+            }
+            Server::Replicas { daemons, .. } => format!(
+                "{} arbiterd ({}) on one PostgreSQL schema",
+                daemons.len(),
+                arbiter_e2e::daemon::arbiterd_path().display()
+            ),
         }
     }
 
@@ -157,38 +246,83 @@ impl Server {
             Server::Daemon { daemon, .. } => {
                 daemon.terminate();
             }
+            Server::Replicas { daemons, schema, .. } => {
+                for daemon in daemons {
+                    daemon.terminate();
+                }
+                if let Err(e) = schema.drop_now().await {
+                    eprintln!("dropping the schema: {e}");
+                }
+            }
         }
     }
 }
 
-/// Creates and starts an online game; returns the players' clients.
-async fn start_game(
-    arbiter: &mut arbiter_e2e::Client,
-    channel: Channel,
-    tc: &str,
-) -> (String, [arbiter_e2e::Client; 2]) {
+/// Creates and starts an online game; returns its name and the players'
+/// tokens.
+async fn start_game(arbiter: &mut arbiter_e2e::Client, tc: &str) -> (String, [String; 2]) {
     let created = arbiter
         .create_game(new_game(regulations(tc, pb::Mode::Online), true))
         .await
         .expect("create game")
         .into_inner();
     let name = created.game.expect("game").name;
-    (name, [client(channel.clone(), &created.white_token), client(channel, &created.black_token)])
+    (name, [created.white_token, created.black_token])
+}
+
+/// What one measure found: moves and no-op calls a second.
+struct Rates {
+    noop: f64,
+    moves: f64,
 }
 
 #[tokio::main]
 async fn main() {
     let a = args();
-    let server = Server::start(a.daemon).await;
+    if a.replicas.is_empty() {
+        let server = Server::start(a.daemon).await;
+        measure(&a, server).await;
+        return;
+    }
+    let mut rates = Vec::new();
+    for &n in &a.replicas {
+        let server = Server::replicas(n).await;
+        rates.push((n, measure(&a, server).await));
+    }
     println!(
-        "{} (SQLite, synchronous=FULL); {} games, {} connections, {} s per phase, {}",
+        "summary ({}):",
+        if a.spread { "each move to the next replica" } else { "each game on one replica" }
+    );
+    let base = rates.first().map_or(1.0, |(_, r)| r.moves.max(f64::MIN_POSITIVE));
+    for (n, r) in &rates {
+        println!(
+            "  {n} replica(s): {:.0} moves/s (x{:.2} of {} replica(s)), x{:.3} of the no-op rate {:.0}/s",
+            r.moves,
+            r.moves / base,
+            rates[0].0,
+            r.moves / r.noop.max(f64::MIN_POSITIVE),
+            r.noop
+        );
+    }
+}
+
+async fn measure(a: &Args, server: Server) -> Rates {
+    println!(
+        "{}; {} games, {} connections, {} s per phase, {}",
         server.describe(),
         a.games,
         a.connections,
         a.seconds,
         if a.rate > 0 { format!("{} moves/s offered", a.rate) } else { "closed loop".to_string() }
     );
-    let channels = connect(&server.url(), a.connections).await;
+    // The connections are spread over the servers.
+    let urls = server.urls();
+    let mut channels = Vec::new();
+    for (i, url) in urls.iter().enumerate() {
+        let share = a.connections / urls.len() + usize::from(i < a.connections % urls.len());
+        channels.extend(connect(url, share.max(1)).await);
+    }
+    let spread = a.spread && channels.len() > 1;
 
     // The ceiling: the health check, same connections, same concurrency.
     let stop = Arc::new(AtomicBool::new(false));
@@ -217,6 +351,7 @@ async fn main() {
     for t in tasks {
         lat.extend(t.await.expect("task"));
     }
+    let noop = lat.len() as f64 / started.elapsed().as_secs_f64();
     report("no-op gRPC (health check)", &mut lat, started.elapsed().as_secs_f64());
 
     // Games that will flag during the move phase: White's clock is set to
@@ -224,7 +359,8 @@ async fn main() {
     let mut arbiter = client(channels[0].clone(), ARBITER_TOKEN);
     let mut flag_names = Vec::new();
     for i in 0..a.flag_games {
-        let (name, _) = start_game(&mut arbiter, channels[i % channels.len()].clone(), "3600").await;
+        let mut arbiter = client(channels[i % channels.len()].clone(), ARBITER_TOKEN);
+        let (name, _) = start_game(&mut arbiter, "3600").await;
         flag_names.push(name);
     }
     let window_ms = (a.seconds * 1000).saturating_sub(2000).max(1000) as i64;
@@ -249,6 +385,7 @@ async fn main() {
     let mut tasks = Vec::new();
     for i in 0..a.games {
         let channel = channels[i % channels.len()].clone();
+        let all = channels.clone();
         let stop = stop.clone();
         let finished = games_finished.clone();
         let games = a.games;
@@ -260,7 +397,9 @@ async fn main() {
             let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ (i as u64 + 1).wrapping_mul(0x1000_0000_01b3));
             let mut lat = Vec::new();
             'games: while !stop.load(Ordering::Relaxed) {
-                let (name, mut players) = start_game(&mut arbiter, channel.clone(), "90+30").await;
+                let (name, tokens) = start_game(&mut arbiter, "90+30").await;
+                let mut players = tokens.clone().map(|t| client(channel.clone(), &t));
+                let mut ply = 0usize;
                 let mut pos = Position::startpos();
                 while !stop.load(Ordering::Relaxed) {
                     let moves = pos.legal_moves();
@@ -278,6 +417,12 @@ async fn main() {
                         }
                         _ => Instant::now(),
                     };
+                    if spread {
+                        // The next replica after the previous move's.
+                        ply += 1;
+                        let next = all[(i + ply) % all.len()].clone();
+                        players = tokens.clone().map(|t| client(next.clone(), &t));
+                    }
                     let reply = players[side]
                         .make_move(pb::MakeMoveRequest {
                             name: name.clone(),
@@ -305,6 +450,7 @@ async fn main() {
         lat.extend(t.await.expect("task"));
     }
     let seconds = started.elapsed().as_secs_f64();
+    let moves = lat.len() as f64 / seconds;
     report("MakeMove (durable)", &mut lat, seconds);
     println!("games finished and replaced during the run: {}", games_finished.load(Ordering::Relaxed));
 
@@ -345,4 +491,5 @@ async fn main() {
         }
     }
     server.stop().await;
+    Rates { noop, moves }
 }

@@ -197,6 +197,7 @@ pub async fn run(options: &Options) -> Report {
         // spawn, the games' reload): generous, reported if exceeded.
         retry_deadline: Duration::from_secs(60),
         seed: options.seed,
+        spread: false,
     };
     let load = Load::start(&load_options, endpoints.clone()).await;
     let slow_options = LoadOptions {

@@ -351,6 +351,7 @@ pub async fn idle_connections(options: &Options, daemon: &Daemon, ledger: &mut L
         max_plies: Some(40),
         retry_deadline: Duration::from_secs(10),
         seed: options.seed,
+        spread: false,
     };
     let endpoints = Endpoints::new(&[daemon.url()]);
     let mut failures = Vec::new();

@@ -137,6 +137,11 @@ pub struct LoadOptions {
     pub retry_deadline: Duration,
     /// Seed of the move choice.
     pub seed: u64,
+    /// Each move goes to the next endpoint after the previous move's
+    /// (replicas: most acts then reach a replica that does not run the
+    /// game and forwards them); otherwise every request of a game goes to
+    /// its player's endpoint.
+    pub spread: bool,
 }
 
 #[derive(Debug)]
@@ -502,11 +507,15 @@ impl Player {
         let what = format!("{} MakeMove {uci} ({request_id})", seat.name);
         let (answer, retries, first) = self
             .shared
-            .call(self.home, &what, |channel| {
-                let request = request.clone();
-                let token = token.clone();
-                async move { client(channel, &token).make_move(request).await }
-            })
+            .call(
+                if self.options.spread { self.home + seat.plies as usize } else { self.home },
+                &what,
+                |channel| {
+                    let request = request.clone();
+                    let token = token.clone();
+                    async move { client(channel, &token).make_move(request).await }
+                },
+            )
             .await?;
         acknowledged(seat, &request_id, Some(uci), answer.event, answer.game, retries, first)
     }

@@ -6,14 +6,21 @@
 //! survivors, and the load goes on. At the end no acknowledged event may
 //! be lost or recorded twice ([`play::verify`]).
 //!
+//! Ownership (issue 18, point 3): each game is run by one replica, the one
+//! that loaded it first (its creator here); each move goes to the next
+//! replica after the previous move's, so most are forwarded to the owner.
+//! Before the kill each replica must run about a third of the played
+//! games (at least a sixth); after it, the victim's games must all have
+//! moved to the survivors within [`Options::move_bound`] (its lease runs
+//! out, the survivors look four times a second), split between them.
+//!
 //! Flags: games created on the replica that will die, with a short time
 //! control and nobody moving, run out at staggered instants after the
-//! kill. The survivors keep every unfinished game loaded (they load a game
-//! when its append is announced and sweep every 2 s), so each of these
-//! games must get exactly one flag ruling, recorded by a survivor, close
-//! to its deadline. Lateness is the flag event's record time minus the
-//! deadline (the last reading before it plus the time left on the running
-//! clock).
+//! kill. The survivors take them over and arm their timers, so each of
+//! these games must get exactly one flag ruling, recorded by a survivor,
+//! close to its deadline. Lateness is the flag event's record time minus
+//! the deadline (the last reading before it plus the time left on the
+//! running clock).
 
 use std::fmt;
 use std::time::{Duration, Instant, SystemTime};
@@ -52,6 +59,9 @@ pub struct Options {
     /// Any flag after the kill must be recorded within this (a sweep
     /// every 2 s, plus the load of a busy machine).
     pub any_bound: Duration,
+    /// The victim's games must all be run by survivors this long after the
+    /// kill.
+    pub move_bound: Duration,
     pub seed: u64,
 }
 
@@ -68,6 +78,7 @@ impl Options {
             settled: Duration::from_secs(3),
             late_bound: Duration::from_secs(1),
             any_bound: Duration::from_millis(3000),
+            move_bound: Duration::from_secs(2),
             seed: 0x0000_5eed,
         }
     }
@@ -103,6 +114,13 @@ pub struct Report {
     /// Lateness of the flags falling more than `settled` after the kill.
     pub settled_lateness_ms: Vec<i64>,
     pub seconds: f64,
+    /// Games in play (not the flag games) run by each replica before the
+    /// kill.
+    pub owned_before: Vec<i64>,
+    /// How long after the kill the victim's last game in play moved, and
+    /// how many survivors took its games.
+    pub moved_after_ms: Option<u128>,
+    pub takers: usize,
     pub failures: Vec<String>,
 }
 
@@ -137,19 +155,33 @@ impl fmt::Display for Report {
             quantile(&self.settled_lateness_ms, 1.0),
             self.settled_lateness_ms.len()
         )?;
+        writeln!(
+            f,
+            "  ownership: games in play per replica before the kill {:?}; the victim's games moved {} after the \
+             kill, to {} survivors",
+            self.owned_before,
+            self.moved_after_ms.map_or_else(|| "never".to_owned(), |ms| format!("{ms} ms")),
+            self.takers
+        )?;
         super::write_verdict(f, &self.failures)
     }
 }
 
-/// A schema of its own on the PostgreSQL server, dropped at the end.
-struct Schema {
+/// A schema of its own on the PostgreSQL server (`ARBITER_TEST_PG_URL`,
+/// by default the local one), dropped at the end.
+#[derive(Debug)]
+pub struct Schema {
     admin_url: String,
     name: String,
     dropped: bool,
 }
 
 impl Schema {
-    async fn create() -> Result<Schema, String> {
+    /// Creates it.
+    ///
+    /// # Errors
+    /// The server's refusal, or no answer in 10 s.
+    pub async fn create() -> Result<Schema, String> {
         let admin_url = std::env::var("ARBITER_TEST_PG_URL").unwrap_or_else(|_| DEFAULT_PG_URL.to_string());
         let name = format!(
             "rel_{:x}",
@@ -167,12 +199,16 @@ impl Schema {
     }
 
     /// The URL the daemons use: the schema first on the search path.
-    fn url(&self) -> String {
+    pub fn url(&self) -> String {
         let separator = if self.admin_url.contains('?') { '&' } else { '?' };
         format!("{}{separator}options=-c%20search_path%3D{}", self.admin_url, self.name)
     }
 
-    async fn drop_now(mut self) -> Result<(), String> {
+    /// Drops it now (else when dropped, from a thread of its own).
+    ///
+    /// # Errors
+    /// The server's refusal.
+    pub async fn drop_now(mut self) -> Result<(), String> {
         self.dropped = true;
         drop_schema(&self.admin_url, &self.name).await
     }
@@ -234,6 +270,7 @@ pub async fn run(options: &Options) -> Report {
         max_plies: None,
         retry_deadline: Duration::from_secs(30),
         seed: options.seed,
+        spread: true,
     };
     let load = Load::start(&load_options, endpoints.clone()).await;
 
@@ -256,6 +293,48 @@ pub async fn run(options: &Options) -> Report {
     report.flag_games = flag_names.len();
     tokio::time::sleep(options.kill_after).await;
 
+    // Who runs what, read from the database.
+    let mut db = match sqlx::PgConnection::connect(&url).await {
+        Ok(c) => Some(c),
+        Err(e) => {
+            report.failures.push(format!("reading the owners: {e}"));
+            None
+        }
+    };
+    let flag_ids: Vec<String> =
+        flag_names.iter().map(|n| n.trim_start_matches("games/").to_owned()).collect();
+    let mut victim_id = None;
+    if let Some(db) = db.as_mut() {
+        let owned: Result<Vec<(String, i64)>, _> = sqlx::query_as(
+            "SELECT owner, count(*) FROM games WHERE status = 'IN_PROGRESS' AND owner IS NOT NULL \
+             AND NOT (id = ANY($1)) GROUP BY owner ORDER BY owner",
+        )
+        .bind(&flag_ids)
+        .fetch_all(&mut *db)
+        .await;
+        match owned {
+            Ok(rows) => report.owned_before = rows.iter().map(|(_, n)| *n).collect(),
+            Err(e) => report.failures.push(format!("reading the owners: {e}")),
+        }
+        let total: i64 = report.owned_before.iter().sum();
+        if report.owned_before.len() != 3 || report.owned_before.iter().any(|&n| n * 6 < total) {
+            report.failures.push(format!(
+                "the games in play are not partitioned over the three replicas: {:?} games each",
+                report.owned_before
+            ));
+        }
+        victim_id = sqlx::query_scalar::<_, Option<String>>("SELECT owner FROM games WHERE id = $1")
+            .bind(flag_ids.first().cloned().unwrap_or_default())
+            .fetch_optional(&mut *db)
+            .await
+            .ok()
+            .flatten()
+            .flatten();
+        if victim_id.is_none() {
+            report.failures.push("the flag games created on the victim have no owner".into());
+        }
+    }
+
     // The players on the dead replica see their requests fail and send
     // them again, with the same request id, to the survivors.
     let acked_at_kill = load.acknowledged();
@@ -263,7 +342,55 @@ pub async fn run(options: &Options) -> Report {
     let victim_log = victim.log_path.clone();
     victim.kill();
     endpoints.set(&daemons.iter().map(Daemon::url).collect::<Vec<_>>());
-    tokio::time::sleep(options.after_kill).await;
+    let killed = Instant::now();
+    if let (Some(db), Some(victim_id)) = (db.as_mut(), victim_id.as_deref()) {
+        // Watch the victim's games in play move.
+        let give_up = options.move_bound * 3;
+        while killed.elapsed() < give_up {
+            let left: Result<i64, _> =
+                sqlx::query_scalar("SELECT count(*) FROM games WHERE status = 'IN_PROGRESS' AND owner = $1")
+                    .bind(victim_id)
+                    .fetch_one(&mut *db)
+                    .await;
+            match left {
+                Ok(0) => {
+                    report.moved_after_ms = Some(killed.elapsed().as_millis());
+                    break;
+                }
+                Ok(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+                Err(e) => {
+                    report.failures.push(format!("reading the victim's games: {e}"));
+                    break;
+                }
+            }
+        }
+        match report.moved_after_ms {
+            Some(ms) if ms > options.move_bound.as_millis() => report.failures.push(format!(
+                "the victim's games moved {ms} ms after the kill (bound {} ms)",
+                options.move_bound.as_millis()
+            )),
+            Some(_) => {}
+            None => report
+                .failures
+                .push(format!("the victim still runs games {} s after the kill", give_up.as_secs())),
+        }
+        let takers: Result<Vec<String>, _> =
+            sqlx::query_scalar("SELECT DISTINCT owner FROM games WHERE id = ANY($1) AND owner IS NOT NULL")
+                .bind(&flag_ids)
+                .fetch_all(&mut *db)
+                .await;
+        report.takers = takers.map_or(0, |t| t.iter().filter(|o| o.as_str() != victim_id).count());
+        if flag_ids.len() >= 8 && report.takers < 2 {
+            report.failures.push(format!(
+                "the victim's games went to {} survivor(s), not split between the two",
+                report.takers
+            ));
+        }
+    }
+    if let Some(db) = db {
+        let _ = db.close().await;
+    }
+    tokio::time::sleep(options.after_kill.saturating_sub(killed.elapsed())).await;
 
     // Every flag game must be over; wait for the last deadlines.
     let mut survivor = daemons[0].arbiter();

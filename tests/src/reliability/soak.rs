@@ -176,6 +176,7 @@ pub async fn run(options: &Options) -> Report {
         max_plies: Some(options.max_plies),
         retry_deadline: Duration::from_secs(10),
         seed: options.seed,
+        spread: false,
     };
     let started = Instant::now();
     let load = Load::start(&load_options, endpoints).await;
