@@ -28,12 +28,13 @@
 //!    no pawn, knight or other-coloured bishop on the board).
 //! 3. **Lean depth-shaped search** (the search of step 7 without the
 //!    semi-static analysis, made lean: no position at the depth limit is
-//!    expanded; a node one ply above it with no progress just made (nearly
-//!    every node) generates only the moves it can use: the loser's king and
-//!    knights, the winner's moves that may check or cost nothing; its moves
-//!    are ordered on one stack shared by all nodes, and
-//!    its transposition table is one per thread, kept from call to call and
-//!    cleared by epochs), for at most `FAST_FIRST_NODES` nodes; when the
+//!    expanded; a node one ply above it with no progress just made (most
+//!    nodes) generates only the moves it can use (in the ordinary case the
+//!    loser's king and knights, the winner's moves that may check or cost
+//!    nothing), and a loser's such node whose king and knights cannot head
+//!    for their targets ends there; its moves are ordered on one stack
+//!    shared by all nodes, and its transposition table is one per thread,
+//!    kept from call to call and cleared by epochs), for at most `FAST_FIRST_NODES` nodes; when the
 //!    winner has no bishop, its mating corner is the one of the loser's
 //!    back rank nearer the loser's king (the colour of the corner only
 //!    matters to bishops). Then the same towards the other corner of that
@@ -123,37 +124,52 @@
 //! exhaustive search (49 ms each on average, 0.3 s at most) and 8 spent the
 //! whole budget.
 //!
-//! Now (issue 18, point 4; fastest of 3 runs, 14.0 to 14.4 µs per query
-//! on average) nine queries in ten end in the first lean search, at 8.4 µs
+//! Now (issue 18, point 4; fastest of 3 runs, 11.8 to 11.9 µs per query on
+//! average) nine queries in ten end in the first lean search, at 6.8 µs
 //! each: a witness costs its search's nodes (35 on average: about as many
-//! as its plies, some 20, and the lines tried before) at about 0.25 µs a
-//! node: the legal moves, the mate-in-one test on the winner's turn, and a
-//! cost and a score for every move the depth does not cut (some 8 a node).
-//! One query in seventeen ends in the second lean search (the other
-//! corner), at 51 µs each, and one in thirty in the brief walk, at 100 µs
-//! each (the failed lean searches included): together they take 45% of the
-//! time. Some 50 queries go further; the slowest (2.4 ms) spend the whole
-//! budget. The first run of a query costs some 1.7 times its fastest run on
-//! the loaded development machine, mostly in mispredicted branches it
-//! seems: run again at once a query costs 1.5 times less, once more after
-//! another query 1.8 times less (as if the predictors learnt that
-//! position's lines; its data stay in the caches after one run), and a
-//! branch simulation (cachegrind) counts some 1,500 mispredicted branches a
-//! query, one in seven of them an indirect jump (the dispatch by piece of
-//! the move order, the kinds of move in `Position::after`).
+//! as its plies, some 20, and the lines tried before) at about 0.2 µs a
+//! node. Nearly every node (all but some 12,000 of the 3.3 million the
+//! sample's fast searches expand) has one ply of depth left: 42% are the
+//! loser's with no progress just made (0.2 moves searched each, most end at
+//! once), 29% the winner's likewise (its mate-in-one test, then 1.7 of some
+//! 19 moves), 21% the loser's after progress (10 moves), 9% the winner's
+//! after progress (20 moves, each scored). Generating only the moves the
+//! first two kinds use brought the average from 14.4 to 11.9 µs (the same
+//! search, node for node). One query in seventeen ends in the second lean
+//! search (the other corner), at 41 µs each, and one in thirty in the brief
+//! walk, at 91 µs each (the failed lean searches included): together they
+//! take 45% of the time. Some 50 queries go further; the slowest (2.4 ms)
+//! spend the whole budget. The first run of a query costs some 1.7 times
+//! its fastest run on the loaded development machine, mostly in
+//! mispredicted branches it seems: run again at once a query costs 1.5
+//! times less, once more after another query 1.8 times less (as if the
+//! predictors learnt that position's lines; its data stay in the caches
+//! after one run), and a branch simulation (cachegrind) counts some 1,500
+//! mispredicted branches a query, one in seven of them an indirect jump
+//! (the dispatch by piece of the move order, the kinds of move in
+//! `Position::after`).
 //!
 //! The issue's target, 5 µs on average, is not reached: it would need both
-//! fewer nodes and cheaper ones. The first lean search alone takes 7.5 µs
-//! of the average (its median query 20 nodes), the queries it leaves to the
-//! next steps 6 µs more. The helpmates these searches find follow
+//! fewer nodes and cheaper ones. The first lean search alone takes 6 µs of
+//! the average (its median query 20 nodes), the queries it leaves to the
+//! next steps 5.9 µs more. The helpmates these searches find follow
 //! D3-Chess's mating corner (kings walking, pawns promoting), some 20 plies
 //! long where shorter tactical ones exist; searches steered towards the
 //! short ones (the narrow search or a greedy line first, the corner nearest
 //! the loser's king on any rank, checks counted as progress) were slower,
 //! and so were smaller first budgets, a width limit, deeper first
-//! iterations, a third corner, and a mate-in-one test in the walk. The
-//! 4.5 µs of the D3-Chess quick mode only prove that no mate exists; they
-//! find no witness.
+//! iterations, a third corner, and a mate-in-one test in the walk. A finder
+//! of short helpmates cannot reach the target alone either: in a sample of
+//! 2,000 of the queries (searched exhaustively), 39% have a helpmate within
+//! 4 plies, 14% more within 6, and the 27% that need longer ones (endings
+//! where kings walk and pawns promote) take 5.5 µs of the average by
+//! themselves today. Nor can a cheaper node alone: the full legal move list
+//! of a position costs some 75 ns (20 moves, caches warm), so 35 nodes a
+//! witness cost some 3 µs before any ordering or mate test. A test without
+//! playing the move that a check leaves a flight square (before the
+//! mate-in-one test plays it) and a smaller transposition table gave
+//! nothing measurable. The 4.5 µs of the D3-Chess quick mode only prove
+//! that no mate exists; they find no witness.
 //!
 //! # Unknown answers (DEC-4)
 //!
