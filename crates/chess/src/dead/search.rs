@@ -1518,7 +1518,8 @@ mod tests {
     use crate::fen::{FenOptions, Strictness};
 
     /// Positions along pseudo-random games from a few starting points
-    /// (checks, pins, promotions, en passant and castling included).
+    /// (checks, pins, promotions, en passant and castling included, Chess960
+    /// castling too).
     fn positions() -> Vec<Position> {
         let fens = [
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
@@ -1528,11 +1529,15 @@ mod tests {
             "4k3/1P6/8/3N4/8/8/6p1/4K2R b K - 0 1",
         ];
         let options = FenOptions { chess960: false, strictness: Strictness::Lenient };
+        let starts = fens
+            .iter()
+            .map(|fen| Position::from_fen_with(fen, options).unwrap())
+            .chain([0, 518, 959].map(|n| Position::chess960(n).unwrap()));
         let mut out = Vec::new();
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        for fen in fens {
+        for start in starts {
             for _ in 0..20 {
-                let mut p = Position::from_fen_with(fen, options).unwrap();
+                let mut p = start;
                 for _ in 0..40 {
                     out.push(p);
                     let list = p.legal_moves();
@@ -1551,6 +1556,7 @@ mod tests {
 
     #[test]
     fn partial_generation_keeps_the_full_lists_order() {
+        let mut castles = 0;
         for p in positions() {
             let full = p.legal_moves();
             let b = p.board();
@@ -1562,6 +1568,7 @@ mod tests {
                 full.iter().copied().filter(|m| m.from() == king || b.knights().contains(m.from())).collect();
             // (Castling is a king's move.)
             assert_eq!(list.as_slice(), expected.as_slice(), "{}", p.fen());
+            castles += expected.iter().filter(|m| m.is_castle()).count();
             // The winner's candidates, for each choice of corner.
             for corners in [Corners::Nearer, Corners::Farther] {
                 let mut s = Searcher::new(p.turn(), 0);
@@ -1591,5 +1598,6 @@ mod tests {
                 assert_eq!(dropped, expected.len() < full.len(), "{}", p.fen());
             }
         }
+        assert!(castles > 0, "no castling seen");
     }
 }
