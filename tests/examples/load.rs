@@ -189,6 +189,31 @@ impl Server {
         Server::Replicas { daemons, schema, _dir: dir }
     }
 
+    /// The processes of the service (not this one): the daemons, and with
+    /// PostgreSQL every `postgres` process of the machine.
+    fn processes(&self) -> Vec<(&'static str, u32)> {
+        let mut pids = Vec::new();
+        match self {
+            Server::InProcess(_) => {}
+            Server::Daemon { daemon, .. } => pids.push(("arbiterd", daemon.pid())),
+            Server::Replicas { daemons, .. } => {
+                pids.extend(daemons.iter().map(|d| ("arbiterd", d.pid())));
+                if let Ok(entries) = std::fs::read_dir("/proc") {
+                    for entry in entries.flatten() {
+                        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+                            continue;
+                        };
+                        let comm = std::fs::read_to_string(entry.path().join("comm")).unwrap_or_default();
+                        if comm.trim() == "postgres" {
+                            pids.push(("postgres", pid));
+                        }
+                    }
+                }
+            }
+        }
+        pids
+    }
+
     fn urls(&self) -> Vec<String> {
         match self {
             Server::Replicas { daemons, .. } => {
@@ -268,6 +293,32 @@ async fn start_game(arbiter: &mut arbiter_e2e::Client, tc: &str) -> (String, [St
         .into_inner();
     let name = created.game.expect("game").name;
     (name, [created.white_token, created.black_token])
+}
+
+/// CPU seconds (user and system) process `pid` has used, from
+/// `/proc/PID/stat` (0 if it is gone).
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The fields after the command name (which may hold spaces), from the
+    // third: utime and stime are the 14th and 15th.
+    let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else { return 0.0 };
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = [11, 12].iter().filter_map(|&i| fields.get(i)?.parse::<u64>().ok()).sum();
+    // USER_HZ is 100 on Linux.
+    ticks as f64 / 100.0
+}
+
+/// CPU seconds used by each kind of process of `pids`.
+fn cpu_by_kind(pids: &[(&'static str, u32)]) -> Vec<(&'static str, f64)> {
+    let mut kinds: Vec<(&'static str, f64)> = Vec::new();
+    for &(kind, pid) in pids {
+        let used = cpu_seconds(pid);
+        match kinds.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, total)) => *total += used,
+            None => kinds.push((kind, used)),
+        }
+    }
+    kinds
 }
 
 /// What one measure found: moves and no-op calls a second.
@@ -442,16 +493,30 @@ async fn measure(a: &Args, server: Server) -> Rates {
             lat
         }));
     }
+    let processes = server.processes();
+    let cpu_before = cpu_by_kind(&processes);
     let started = Instant::now();
     tokio::time::sleep(Duration::from_secs(a.seconds)).await;
     stop.store(true, Ordering::Relaxed);
+    let cpu_after = cpu_by_kind(&processes);
     let mut lat = Vec::new();
     for t in tasks {
         lat.extend(t.await.expect("task"));
     }
     let seconds = started.elapsed().as_secs_f64();
     let moves = lat.len() as f64 / seconds;
+    let count = lat.len().max(1) as f64;
     report("MakeMove (durable)", &mut lat, seconds);
+    // Where the machine's time went, per move acknowledged: with the
+    // replicas on machines of their own, the database's share bounds the
+    // service.
+    for ((kind, after), (_, before)) in cpu_after.iter().zip(&cpu_before) {
+        println!(
+            "  CPU of {kind}: {:.0} µs per move ({:.2} cores)",
+            (after - before) * 1e6 / count,
+            (after - before) / seconds
+        );
+    }
     println!("games finished and replaced during the run: {}", games_finished.load(Ordering::Relaxed));
 
     // Flags: how late each ruling was recorded, from the game's own log
