@@ -1823,3 +1823,56 @@ async fn postgres_unreachable_is_unavailable() {
     assert!(matches!(err, StoreError::Invalid(_)), "{err:?}");
     assert!(!message.contains("secret"), "the URL's password leaked: {message}");
 }
+
+/// Two replicas on one database (issue 18, point 3): a game goes to the
+/// first that claims it; the other's appends are fenced (`Moved`); a seizure
+/// moves it and fences the first; a replica whose lease runs out has its
+/// games in play taken over, and its appends fenced.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_owners_leases_and_the_fence() {
+    let Some(schema) = PgSchema::create().await else { return };
+    let a = Storage::open(&schema.url()).await.unwrap();
+    let b = Storage::open(&schema.url()).await.unwrap();
+    a.set_replica(Replica { id: "ra".into(), address: "http://a:1".into(), lease: Duration::from_secs(60) });
+    b.set_replica(Replica { id: "rb".into(), address: "http://b:1".into(), lease: Duration::from_millis(300) });
+    a.heartbeat("ra", 1).await.unwrap();
+    b.heartbeat("rb", 1).await.unwrap();
+    assert_eq!(a.leaseholders().await.unwrap(), ["ra", "rb"]);
+
+    let g = format!("own-{}", schema.name);
+    a.create_game(&game(&g)).await.unwrap();
+    assert_eq!(a.claim(&g).await.unwrap(), Owner::Here);
+    assert_eq!(
+        b.claim(&g).await.unwrap(),
+        Owner::Elsewhere { replica: "ra".into(), address: "http://a:1".into() }
+    );
+    a.append(one(&g, 0, None)).await.unwrap();
+    match b.append(one(&g, 1, None)).await {
+        Err(StoreError::Moved { owner, .. }) => assert_eq!(owner.as_deref(), Some("ra")),
+        other => panic!("a follower's append must be fenced, got {other:?}"),
+    }
+    // Seized: the first owner is fenced in turn, at the very next seq.
+    b.seize(&g).await.unwrap();
+    assert!(matches!(a.append(one(&g, 1, None)).await, Err(StoreError::Moved { .. })));
+    b.append(one(&g, 1, None)).await.unwrap();
+    assert_gap_free(&a, &g, 2).await;
+
+    // B stops renewing: once its lease runs out, A takes its games in play.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(a.leaseholders().await.unwrap(), ["ra"]);
+    assert_eq!(a.dead_owners().await.unwrap(), [Some("rb".to_owned())]);
+    let taken = a.take_over(Some("rb"), None).await.unwrap();
+    assert_eq!(taken.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), [g.as_str()]);
+    assert_eq!(taken[0].deadline_wall_ms, Some(7_001));
+    assert!(a.dead_owners().await.unwrap().is_empty());
+    assert!(matches!(b.append(one(&g, 2, None)).await, Err(StoreError::Moved { .. })));
+    a.append(one(&g, 2, None)).await.unwrap();
+    assert_eq!(a.owned_in_play().await.unwrap().len(), 1);
+    assert!(b.owned_in_play().await.unwrap().is_empty());
+
+    // A clean stop ends the lease at once.
+    a.end_lease().await.unwrap();
+    assert!(b.leaseholders().await.unwrap().is_empty());
+    a.close().await;
+    b.close().await;
+}

@@ -319,6 +319,13 @@ pub struct InPlay {
     pub updated_wall_ms: i64,
 }
 
+impl From<(String, Option<i64>, i64)> for InPlay {
+    /// A row `(id, deadline_wall_ms, updated_wall_ms)` of the games index.
+    fn from((id, deadline_wall_ms, updated_wall_ms): (String, Option<i64>, i64)) -> InPlay {
+        InPlay { id, deadline_wall_ms, updated_wall_ms }
+    }
+}
+
 /// `ListGames` filters and page.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GameFilter {

@@ -450,10 +450,7 @@ impl PostgresStore {
             .fetch_all(&self.inner.pool)
             .await
             .map_err(classify)?;
-        Ok(rows
-            .into_iter()
-            .map(|(id, deadline_wall_ms, updated_wall_ms)| InPlay { id, deadline_wall_ms, updated_wall_ms })
-            .collect())
+        Ok(rows.into_iter().map(InPlay::from).collect())
     }
 
     /// The replicas whose lease holds now, sorted.
@@ -481,10 +478,7 @@ impl PostgresStore {
         .fetch_all(&self.inner.pool)
         .await
         .map_err(classify)?;
-        Ok(rows
-            .into_iter()
-            .map(|(id, deadline_wall_ms, updated_wall_ms)| InPlay { id, deadline_wall_ms, updated_wall_ms })
-            .collect())
+        Ok(rows.into_iter().map(InPlay::from).collect())
     }
 
     /// Ends this replica's lease now (a clean shutdown): the survivors take
@@ -745,10 +739,7 @@ impl EventStore for PostgresStore {
         .fetch_all(&self.inner.pool)
         .await
         .map_err(classify)?;
-        Ok(rows
-            .into_iter()
-            .map(|(id, deadline_wall_ms, updated_wall_ms)| InPlay { id, deadline_wall_ms, updated_wall_ms })
-            .collect())
+        Ok(rows.into_iter().map(InPlay::from).collect())
     }
 
     async fn pending_created_before(

@@ -392,10 +392,7 @@ impl EventStore for SqliteStore {
         .fetch_all(&self.inner.read)
         .await
         .map_err(unavailable)?;
-        Ok(rows
-            .into_iter()
-            .map(|(id, deadline_wall_ms, updated_wall_ms)| InPlay { id, deadline_wall_ms, updated_wall_ms })
-            .collect())
+        Ok(rows.into_iter().map(InPlay::from).collect())
     }
 
     async fn pending_created_before(
