@@ -1834,7 +1834,11 @@ async fn postgres_owners_leases_and_the_fence() {
     let a = Storage::open(&schema.url()).await.unwrap();
     let b = Storage::open(&schema.url()).await.unwrap();
     a.set_replica(Replica { id: "ra".into(), address: "http://a:1".into(), lease: Duration::from_secs(60) });
-    b.set_replica(Replica { id: "rb".into(), address: "http://b:1".into(), lease: Duration::from_millis(300) });
+    b.set_replica(Replica {
+        id: "rb".into(),
+        address: "http://b:1".into(),
+        lease: Duration::from_millis(300),
+    });
     a.heartbeat("ra", 1).await.unwrap();
     b.heartbeat("rb", 1).await.unwrap();
     assert_eq!(a.leaseholders().await.unwrap(), ["ra", "rb"]);
