@@ -32,13 +32,20 @@
 //!    nodes) generates only the moves it can use (in the ordinary case the
 //!    loser's king and knights, the winner's moves that may check or cost
 //!    nothing), and a loser's such node whose king and knights cannot head
-//!    for their targets ends there; its moves are ordered on one stack
+//!    for their targets ends there; such a node of the loser is not even
+//!    entered when its parent can tell (the loser's knights have no square
+//!    nearer their target, and the winner's move leaves every square its
+//!    king could head for attacked), and a winner's node all of whose
+//!    moves would lead there generates only its progress moves and checks;
+//!    its moves are ordered on one stack
 //!    shared by all nodes, and its transposition table is one per thread,
 //!    kept from call to call and cleared by epochs), for at most `FAST_FIRST_NODES` nodes; when the
-//!    winner has no bishop, its mating corner is the one of the loser's
-//!    back rank nearer the loser's king (the colour of the corner only
-//!    matters to bishops). Then the same towards the other corner of that
-//!    rank, for at most `FAST_OTHER_CORNER_NODES` nodes. Nine queries in
+//!    winner has a queen or a rook, its mating corner is the corner nearest
+//!    the loser's king (on any rank), otherwise, when it has no bishop, the
+//!    one of the loser's back rank nearer the loser's king (the colour of
+//!    the corner only matters to bishops). Then the same towards the next
+//!    nearest corner (the other corner of that rank without a queen or a
+//!    rook), for at most `FAST_OTHER_CORNER_NODES` nodes. Nine queries in
 //!    ten of the lichess sample get their witness here. Then
 //!    the exhaustive search of step 8, for at most `EXHAUSTIVE_FIRST_NODES`
 //!    nodes (a node's other moves sorted only when its best one failed):
@@ -365,17 +372,21 @@ pub fn can_mate_with_budget(pos: &Position, side: Color, budget: u64) -> Mateabi
     let fast =
         |searcher: &mut Searcher, limit: u64| with_fast_table(|tt| searcher.fast_search(&pos, limit, tt));
     let mut searcher = Searcher::new(side, 0);
-    searcher.line = prefix.clone();
+    // Room for a witness of ordinary length: one allocation per query.
+    searcher.line = Vec::with_capacity(prefix.len() + 64);
+    searcher.line.extend_from_slice(&prefix);
     searcher.corners = Corners::Nearer;
     match fast(&mut searcher, FAST_FIRST_NODES.min(budget)) {
         Outcome::Mate => return Mateability::CanMate(searcher.line),
         Outcome::NoMate => return Mateability::CannotMate,
         Outcome::OutOfBudget => {}
     }
-    // The same towards the other corner of the loser's back rank.
+    // The same towards the next nearest corner.
     let first_corner = searcher.corner();
+    // (A search that fails leaves its line as it found it.)
+    let line = std::mem::take(&mut searcher.line);
     let mut searcher = Searcher::new(side, 0);
-    searcher.line = prefix.clone();
+    searcher.line = line;
     searcher.corners = Corners::Farther;
     searcher.choose_corner(&pos);
     if searcher.corner() != first_corner {

@@ -119,7 +119,10 @@ fn checkmating_move_with(pos: &Position, list: &[Move], filter: &CheckFilter) ->
             && filter.may_check(m, b.role_at(m.from()).unwrap_or(Role::King))
             && {
                 let next = pos.after(m);
-                next.is_check() && !king_can_step_out(&next) && !next.has_legal_move()
+                // A piece landing on a line to the king checks for sure.
+                let direct =
+                    !m.is_promotion() && filter.direct(b.role_at(m.from()).unwrap_or(Role::King), m.to());
+                (direct || next.is_check()) && !king_can_step_out(&next) && !next.has_legal_move()
             }
     })
 }
@@ -389,12 +392,15 @@ pub(crate) struct Searcher {
 pub(crate) enum Corners {
     /// The corner of the colour the bishops need (as D3-Chess).
     ByBishops,
-    /// As `ByBishops` if the winner has a bishop; otherwise the corner nearer
-    /// the loser's king (the colour only matters for the winner's bishops:
-    /// on the lichess sample the lean search then finds its witness in
-    /// fewer nodes).
+    /// With a queen or a rook of the winner, the corner nearest the loser's
+    /// king, on any rank (ties go to the loser's back rank); otherwise as
+    /// `ByBishops` if the winner has a bishop, else the corner of that rank
+    /// nearer the loser's king (the colour only matters for the winner's
+    /// bishops: on the lichess sample the lean search then finds its
+    /// witness in fewer nodes).
     Nearer,
-    /// The other corner of that rank than `Nearer` (a second try).
+    /// The next nearest corner with a queen or a rook, otherwise the other
+    /// corner of that rank than `Nearer` (a second try).
     Farther,
 }
 
@@ -743,7 +749,7 @@ impl Searcher {
     /// winner has a dark-squared bishop, or has no bishop while the loser has
     /// a light-squared one; a light one otherwise. With
     /// [`Searcher::corners`] the choice may go to the other corner of that
-    /// rank (see [`Corners`]).
+    /// rank, or to a corner of any rank (see [`Corners`]).
     pub(crate) fn choose_corner(&mut self, pos: &Position) {
         let b = pos.board();
         let wb = b.bishops() & b.by_color(self.winner);
@@ -755,14 +761,24 @@ impl Searcher {
         self.corner = if self.winner.is_white() { corner } else { Square::new(corner.index() as u32 ^ 63) };
         let other = Square::new(self.corner.index() as u32 ^ 7);
         let lk = pos.king(self.winner.other());
-        let nearer = wb.is_empty() && other.distance(lk) < self.corner.distance(lk);
-        let flip = match self.corners {
-            Corners::ByBishops => false,
-            Corners::Nearer => nearer,
-            Corners::Farther => !nearer,
-        };
-        if flip {
-            self.corner = other;
+        // With a queen or a rook the colour of the corner hardly matters:
+        // the corner nearest the loser's king, on any rank.
+        let heavy = (b.by_color(self.winner) & (b.queens() | b.rooks())).any();
+        if heavy && self.corners != Corners::ByBishops {
+            let back = self.winner.other().back_rank();
+            let mut corners = [Square::A1, Square::H1, Square::A8, Square::H8];
+            corners.sort_by_key(|c| (c.distance(lk), c.rank() != back, c.index()));
+            self.corner = if self.corners == Corners::Nearer { corners[0] } else { corners[1] };
+        } else {
+            let nearer = wb.is_empty() && other.distance(lk) < self.corner.distance(lk);
+            let flip = match self.corners {
+                Corners::ByBishops => false,
+                Corners::Nearer => nearer,
+                Corners::Farther => !nearer,
+            };
+            if flip {
+                self.corner = other;
+            }
         }
         // When only a promotion of the loser can give a lone knight a mate,
         // the mate happens where the promoted piece can block: in a corner of
@@ -1159,6 +1175,59 @@ impl Searcher {
         other.then_some(going)
     }
 
+    /// At a node of the winner (`ctx` its context), in the ordinary case
+    /// (pieces other than pawns and bishops on the board, no promotion of the
+    /// loser needed, no castling right of the loser, no knight of the loser
+    /// with a square nearer its target that its own pieces leave free): the
+    /// squares next to the loser's king nearer its target that its own
+    /// pieces leave free. A move of the winner that captures nothing changes
+    /// none of this, so after it the loser, one ply above the depth limit
+    /// with no progress just made, is cut by depth at once (its only moves
+    /// of cost 0 are its king's and knights' towards their targets) unless
+    /// its king can go to one of these squares: if none is left, or the
+    /// winner attacks them all after its move, that node of the loser need
+    /// not be searched (it could only matter by being checkmated, which the
+    /// winner's mate-in-one test has looked at already). `None` otherwise.
+    fn loser_going_squares(&self, pos: &Position, ctx: &NodeContext) -> Option<Bitboard> {
+        let b = pos.board();
+        let loser = self.winner.other();
+        let theirs = b.by_color(loser);
+        if ctx.pawns_and_bishops
+            || (b.knights() | b.rooks() | b.queens()).is_empty()
+            || (pos.castling & theirs).any()
+            || self.need_loser_promotion(pos)
+        {
+            return None;
+        }
+        let kd = &KNIGHT_DISTANCE[self.target(false, Role::Knight).index()];
+        if (b.knights() & theirs)
+            .iter()
+            .any(|n| (knight_attacks(n) - theirs).iter().any(|to| kd[to.index()] < kd[n.index()]))
+        {
+            return None;
+        }
+        let king = pos.king(loser);
+        let t_king = self.target(false, Role::King);
+        let d = king.distance(t_king);
+        let mut going = Bitboard::EMPTY;
+        for to in king_attacks(king) - theirs {
+            if to.distance(t_king) < d {
+                going = going.with(to);
+            }
+        }
+        Some(going)
+    }
+
+    /// After a move of the winner that makes no progress from a node where
+    /// [`Searcher::loser_going_squares`] gave `going`: `true` if the winner
+    /// attacks all of those squares in `child` (then the loser's king cannot
+    /// go towards its target, nor can its knights).
+    #[inline]
+    fn loser_cut(&self, child: &Position, going: Bitboard) -> bool {
+        let occ = child.board().occupied().without(child.king(child.turn()));
+        going.iter().all(|sq| child.attackers_to(sq, self.winner, occ).any())
+    }
+
     /// One node of the fast search: the depth-shaped search of
     /// [`Searcher::full`] (same costs, same order), made lean for the fast
     /// path. The semi-static analysis is left out; no position at the depth
@@ -1194,7 +1263,14 @@ impl Searcher {
         tt.moves.clear();
         // At the depth limit's nodes (nearly all of them) only some moves
         // are needed; a move left out is a move cut by depth.
-        let shallow = depth == 1 && !past_progress && !ctx.pawns_and_bishops;
+        // At a winner's node one or two plies above the depth limit, the
+        // squares the loser's king could go to after a move of the winner
+        // that makes no progress (see `Searcher::loser_going_squares`): if
+        // there are none, only the moves the node would need one ply above
+        // the depth limit with no progress just made are generated.
+        let loser_going = if winners_turn && depth <= 2 { self.loser_going_squares(pos, &ctx) } else { None };
+        let stuck = loser_going == Some(Bitboard::EMPTY);
+        let shallow = depth == 1 && (!past_progress || stuck) && !ctx.pawns_and_bishops;
         let filter = winners_turn.then(|| CheckFilter::new(pos));
         let mut left_out = false;
         // At a node of the loser: whether a move goes towards its target.
@@ -1235,27 +1311,57 @@ impl Searcher {
             self.interrupted = true;
         }
         let end = tt.order.len();
+        let semi = ctx.semi_blocked.is_some() || ctx.was_semi_blocked;
+        if self.fast_children(pos, start, end, depth, loser_going, semi, tt) {
+            tt.order.truncate(start);
+            return true;
+        }
+        tt.order.truncate(start);
+        false
+    }
+
+    /// Searches the children of `pos` by the moves `tt.order[start..end]`
+    /// (see [`Searcher::fast`]), the best first.
+    #[allow(clippy::too_many_arguments)]
+    fn fast_children(
+        &mut self,
+        pos: &Position,
+        start: usize,
+        end: usize,
+        depth: i32,
+        loser_going: Option<Bitboard>,
+        semi: bool,
+        tt: &mut FastTable,
+    ) -> bool {
         // The best move first, by a scan: along a line that mates, most
         // nodes never need a second move, and then sorting the rest is
         // wasted (a tenth of a microsecond a node).
         if let Some(best) = (start..end).min_by_key(|&i| tt.order[i].0) {
             tt.order.swap(start, best);
         }
-        let semi = ctx.semi_blocked.is_some() || ctx.was_semi_blocked;
         for i in start..end {
             if i == start + 1 {
                 tt.order[i..end].sort_unstable_by_key(|&(k, _, _)| k);
             }
             let (k, m, progress) = tt.order[i];
+            let child_depth = depth - k.rem_euclid(4);
+            let child = pos.after(m);
+            if let Some(going) = loser_going
+                && child_depth == 1
+                && !progress
+                && self.loser_cut(&child, going)
+            {
+                // The loser's node would be cut by depth at once.
+                self.interrupted = true;
+                continue;
+            }
             let zeroing = self.statics && (pos.is_zeroing(m) || m.is_promotion());
             self.line.push(m);
-            if self.fast(&pos.after(m), depth - k.rem_euclid(4), progress, semi, zeroing, tt) {
-                tt.order.truncate(start);
+            if self.fast(&child, child_depth, progress, semi, zeroing, tt) {
                 return true;
             }
             self.line.pop();
         }
-        tt.order.truncate(start);
         false
     }
 
@@ -1599,5 +1705,62 @@ mod tests {
             }
         }
         assert!(castles > 0, "no castling seen");
+    }
+
+    /// The fast search leaves out a child of a winner's node when
+    /// `loser_going_squares` and the winner's attacks after the move say that
+    /// the loser's king cannot go towards its target there: that must be
+    /// exactly when none of the loser's legal moves (its king's and
+    /// knights') goes towards its target.
+    #[test]
+    fn left_out_loser_nodes_have_no_move_towards_the_target() {
+        let (mut left_out, mut kept) = (0, 0);
+        for p in positions() {
+            for corners in [Corners::Nearer, Corners::Farther] {
+                let mut s = Searcher::new(p.turn(), 0);
+                s.corners = corners;
+                s.choose_corner(&p);
+                let ctx = s.node_context(&p, false);
+                let Some(going) = s.loser_going_squares(&p, &ctx) else { continue };
+                let b = p.board();
+                let loser_king = p.king(p.turn().other());
+                let t_king = s.target(true, Role::King);
+                let t_knight = s.target(true, Role::Knight);
+                let t_loser_king = s.target(false, Role::King);
+                let t_loser_knight = s.target(false, Role::Knight);
+                for &m in p.legal_moves().iter() {
+                    let role = b.role_at(m.from()).unwrap();
+                    let (from, to) = (m.from(), m.to());
+                    let progress = b.by_color(p.turn().other()).contains(to)
+                        || m.is_en_passant()
+                        || (role == Role::Pawn && to.rank().relative_to(p.turn()) >= Rank::Sixth)
+                        || (role == Role::King && to.distance(t_king) < from.distance(t_king))
+                        || (role == Role::Knight
+                            && knight_distance(to, t_knight) < knight_distance(from, t_knight));
+                    if progress {
+                        continue;
+                    }
+                    let child = p.after(m);
+                    let skip = s.loser_cut(&child, going);
+                    let cb = child.board();
+                    let goes = child.legal_moves().iter().any(|m| {
+                        let (from, to) = (m.from(), m.to());
+                        if from == loser_king {
+                            to.distance(t_loser_king) < from.distance(t_loser_king)
+                        } else {
+                            cb.knights().contains(from)
+                                && knight_distance(to, t_loser_knight) < knight_distance(from, t_loser_knight)
+                        }
+                    });
+                    assert_eq!(skip, !goes, "{} {}", p.fen(), crate::uci::UciText::from_move(&p, m));
+                    if skip {
+                        left_out += 1;
+                    } else {
+                        kept += 1;
+                    }
+                }
+            }
+        }
+        assert!(left_out > 1_000 && kept > 1_000, "left out {left_out}, kept {kept}");
     }
 }
