@@ -133,52 +133,71 @@
 //! exhaustive search (49 ms each on average, 0.3 s at most) and 8 spent the
 //! whole budget.
 //!
-//! Now (issue 18, point 4; fastest of 3 runs, 11.8 to 11.9 µs per query on
-//! average) nine queries in ten end in the first lean search, at 6.8 µs
-//! each: a witness costs its search's nodes (35 on average: about as many
-//! as its plies, some 20, and the lines tried before) at about 0.2 µs a
-//! node. Nearly every node (all but some 12,000 of the 3.3 million the
-//! sample's fast searches expand) has one ply of depth left: 42% are the
-//! loser's with no progress just made (0.2 moves searched each, most end at
-//! once), 29% the winner's likewise (its mate-in-one test, then 1.7 of some
-//! 19 moves), 21% the loser's after progress (10 moves), 9% the winner's
-//! after progress (20 moves, each scored). Generating only the moves the
-//! first two kinds use brought the average from 14.4 to 11.9 µs (the same
-//! search, node for node). One query in seventeen ends in the second lean
-//! search (the other corner), at 41 µs each, and one in thirty in the brief
-//! walk, at 91 µs each (the failed lean searches included): together they
-//! take 45% of the time. Some 50 queries go further; the slowest (2.4 ms)
-//! spend the whole budget. The first run of a query costs some 1.7 times
-//! its fastest run on the loaded development machine, mostly in
-//! mispredicted branches it seems: run again at once a query costs 1.5
-//! times less, once more after another query 1.8 times less (as if the
-//! predictors learnt that position's lines; its data stay in the caches
-//! after one run), and a branch simulation (cachegrind) counts some 1,500
-//! mispredicted branches a query, one in seven of them an indirect jump
-//! (the dispatch by piece of the move order, the kinds of move in
+//! Before the last changes of issue 18, point 4 (fastest of 3 runs, 11.8
+//! to 11.9 µs per query on average) nine queries in ten ended in the first
+//! lean search, at 6.8 µs each: a witness cost its search's nodes (35 on
+//! average: about as many as its plies, some 20, and the lines tried
+//! before) at about 0.2 µs a node. Nearly every node had one ply of depth
+//! left: 42% were the loser's with no progress just made (0.2 moves
+//! searched each, most ending at once), 29% the winner's likewise (its
+//! mate-in-one test, then 1.7 of some 19 moves), 21% the loser's after
+//! progress (10 moves), 9% the winner's after progress (20 moves, each
+//! scored). Generating only the moves the first two kinds use had brought
+//! the average from 14.4 to 11.9 µs (the same search, node for node).
+//!
+//! Now (fastest of 3 runs, 9.2 to 9.6 µs per query on average, 1.2 times
+//! less than before in the same session) most of the loser's nodes that
+//! would end at once are not entered (their parent sees that the loser's
+//! king has nowhere to head for), the first lean searches try first the
+//! loser's moves that offer the winner a capture, and a winner with a queen
+//! or a rook heads for the nearest corner on any rank: 93% of the queries
+//! end in the first lean search, at 6.1 µs each (26 nodes a witness of some
+//! 18 plies, at about 0.23 µs a node: the nodes left are the dearer ones).
+//! Of its nodes, 22% are the loser's with no progress just made, 37% the
+//! winner's likewise, 29% the loser's after progress, 12% the winner's
+//! after progress. One query in thirty ends in the second lean search (the
+//! next corner), at 42 µs each, and one in 56 in the brief walk, at 94 µs
+//! each (the failed lean searches included): together they take a third of
+//! the time. Some 40 queries go further; the slowest (2.5 ms) spend the
+//! whole budget. The first run of a query costs some 1.9 times its fastest
+//! run on the loaded development machine, mostly in mispredicted branches
+//! it seems (as measured before these changes: run again at once a query
+//! cost 1.5 times less, once more after another query 1.8 times less, as if
+//! the predictors learnt that position's lines, its data staying in the
+//! caches after one run; and a branch simulation (cachegrind) counted some
+//! 1,500 mispredicted branches a query, one in seven of them an indirect
+//! jump: the dispatch by piece of the move order, the kinds of move in
 //! `Position::after`).
 //!
-//! The issue's target, 5 µs on average, is not reached: it would need both
-//! fewer nodes and cheaper ones. The first lean search alone takes 6 µs of
-//! the average (its median query 20 nodes), the queries it leaves to the
-//! next steps 5.9 µs more. The helpmates these searches find follow
-//! D3-Chess's mating corner (kings walking, pawns promoting), some 20 plies
-//! long where shorter tactical ones exist; searches steered towards the
-//! short ones (the narrow search or a greedy line first, the corner nearest
-//! the loser's king on any rank, checks counted as progress) were slower,
-//! and so were smaller first budgets, a width limit, deeper first
-//! iterations, a third corner, and a mate-in-one test in the walk. A finder
-//! of short helpmates cannot reach the target alone either: in a sample of
-//! 2,000 of the queries (searched exhaustively), 39% have a helpmate within
-//! 4 plies, 14% more within 6, and the 27% that need longer ones (endings
-//! where kings walk and pawns promote) take 5.5 µs of the average by
-//! themselves today. Nor can a cheaper node alone: the full legal move list
-//! of a position costs some 75 ns (20 moves, caches warm), so 35 nodes a
-//! witness cost some 3 µs before any ordering or mate test. A test without
-//! playing the move that a check leaves a flight square (before the
-//! mate-in-one test plays it) and a smaller transposition table gave
-//! nothing measurable. The 4.5 µs of the D3-Chess quick mode only prove
-//! that no mate exists; they find no witness.
+//! The issue's target, 5 µs on average, is not reached (the median query
+//! takes 4.9 to 5.0 µs): it would need both fewer nodes and cheaper ones.
+//! The first lean search alone takes 5.7 µs of the average, the queries it
+//! leaves to the next steps 3.5 µs more. The helpmates these searches find
+//! follow D3-Chess's mating corner (kings walking, pawns promoting), some
+//! 18 plies long where shorter tactical ones exist; searches steered
+//! towards the short ones (the narrow search or a greedy line first, even
+//! only for a queen, checks counted as progress) were slower, and so were
+//! smaller or larger first budgets, a width limit, deeper first iterations,
+//! a third corner, a mate-in-one test in the walk, the walk before the
+//! second corner or instead of it for minor pieces, a shorter longest line,
+//! the winner's progress moves first after the loser's progress, and the
+//! winner's king moves not counted as progress with a queen. The nearest
+//! corner on any rank was slower for every winner before the loser's dead
+//! nodes were left out; now it is faster with a queen or a rook (and no
+//! better for minor pieces). A finder of short helpmates cannot reach the
+//! target alone either: in a sample of 2,000 of the queries (searched
+//! exhaustively), 39% have a helpmate within 4 plies, 14% more within 6,
+//! and the 27% that need longer ones (endings where kings walk and pawns
+//! promote) took 5.5 µs of the average by themselves; only 7% of the
+//! queries have one within 2 plies. Nor can a cheaper node alone: the full
+//! legal move list of a position costs some 75 ns (20 moves, caches warm),
+//! so 26 nodes a witness cost some 2 µs before any ordering or mate test;
+//! of the rest, the move order takes a quarter of the time and the
+//! mate-in-one tests a seventh. A test without playing the move that a
+//! check leaves a flight square (before the mate-in-one test plays it) and
+//! a smaller or larger transposition table gave nothing measurable. The 4.5
+//! µs of the D3-Chess quick mode only prove that no mate exists; they find
+//! no witness.
 //!
 //! # Unknown answers (DEC-4)
 //!
@@ -202,7 +221,7 @@ use search::{Corners, FastTable, Outcome, Searcher};
 /// The node budget of [`can_mate`], the analysis a flag ruling (6.9), a
 /// resignation or any other end with the draw exception waits for: chosen so
 /// that no position of the lichess sample takes more than a few
-/// milliseconds (2.4 ms at most on the 2-core development machine, fastest
+/// milliseconds (2.5 ms at most on the 2-core development machine, fastest
 /// of 3 runs; the queries that spend the whole budget are the slowest). It
 /// decides every query of that sample that the former default of
 /// [`THOROUGH_BUDGET`] decided, and 7 more; on the D3-Chess test vectors,
