@@ -1309,7 +1309,13 @@ impl Searcher {
         // that makes no progress (see `Searcher::loser_going_squares`): if
         // there are none, only the moves the node would need one ply above
         // the depth limit with no progress just made are generated.
-        let loser_going = if winners_turn && depth <= 2 { self.loser_going_squares(pos, &ctx) } else { None };
+        // (One ply above it with no progress just made, every move searched
+        // makes progress.)
+        let loser_going = if winners_turn && (depth == 2 || (depth == 1 && past_progress)) {
+            self.loser_going_squares(pos, &ctx)
+        } else {
+            None
+        };
         let stuck = loser_going == Some(Bitboard::EMPTY);
         let shallow = depth == 1 && (!past_progress || stuck) && !ctx.pawns_and_bishops;
         let filter = winners_turn.then(|| CheckFilter::new(pos));
