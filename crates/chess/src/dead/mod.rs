@@ -145,7 +145,7 @@
 //! scored). Generating only the moves the first two kinds use had brought
 //! the average from 14.4 to 11.9 µs (the same search, node for node).
 //!
-//! Now (fastest of 3 runs, 9.2 to 9.6 µs per query on average, 1.2 times
+//! Now (fastest of 3 runs, 8.8 to 9.6 µs per query on average, 1.2 times
 //! less than before in the same session) most of the loser's nodes that
 //! would end at once are not entered (their parent sees that the loser's
 //! king has nowhere to head for), the first lean searches try first the
@@ -158,8 +158,8 @@
 //! after progress. One query in thirty ends in the second lean search (the
 //! next corner), at 42 µs each, and one in 56 in the brief walk, at 94 µs
 //! each (the failed lean searches included): together they take a third of
-//! the time. Some 40 queries go further; the slowest (2.5 ms) spend the
-//! whole budget. The first run of a query costs some 1.9 times its fastest
+//! the time. Some 40 queries go further; the slowest (2.4 ms) spend the
+//! whole budget. The first run of a query costs some 1.7 times its fastest
 //! run on the loaded development machine, mostly in mispredicted branches
 //! it seems (as measured before these changes: run again at once a query
 //! cost 1.5 times less, once more after another query 1.8 times less, as if
@@ -170,7 +170,7 @@
 //! `Position::after`).
 //!
 //! The target, 5 µs on average, is not reached (the median query
-//! takes 4.9 to 5.0 µs): it would need both fewer nodes and cheaper ones.
+//! takes 4.7 to 5.0 µs): it would need both fewer nodes and cheaper ones.
 //! The first lean search alone takes 5.7 µs of the average, the queries it
 //! leaves to the next steps 3.5 µs more. The helpmates these searches find
 //! follow D3-Chess's mating corner (kings walking, pawns promoting), some
@@ -221,9 +221,9 @@ use search::{Corners, FastTable, Outcome, Searcher};
 /// The node budget of [`can_mate`], the analysis a flag ruling (6.9), a
 /// resignation or any other end with the draw exception waits for: chosen so
 /// that no position of the lichess sample takes more than a few
-/// milliseconds (2.5 ms at most on the 2-core development machine, fastest
-/// of 3 runs; the queries that spend the whole budget are the slowest). It
-/// decides every query of that sample that the former default of
+/// milliseconds (2.4 to 2.5 ms at most on the 2-core development machine,
+/// fastest of 3 runs; the queries that spend the whole budget are the
+/// slowest). It decides every query of that sample that the former default of
 /// [`THOROUGH_BUDGET`] decided, and 7 more; on the D3-Chess test vectors,
 /// positions built to be hard, about one query in thirteen comes back
 /// unknown (for the arbiter to review, DEC-4), and the slowest (locked pawn
