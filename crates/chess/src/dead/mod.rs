@@ -40,7 +40,10 @@
 //!    its moves are ordered on one stack shared by all nodes (in its first
 //!    two runs, a loser's move after progress that puts a piece where the
 //!    winner can take it comes earlier: the capture is progress for the
-//!    winner), and its transposition table is one per thread,
+//!    winner; and the winner's pawn moves make progress from its 4th rank
+//!    when it has a rook but no queen, from any rank when it has neither,
+//!    since its mate then mostly needs a promoted pawn), and its
+//!    transposition table is one per thread,
 //!    kept from call to call and cleared by epochs), for at most `FAST_FIRST_NODES` nodes; when the
 //!    winner has a queen or a rook, its mating corner is the corner nearest
 //!    the loser's king (on any rank), otherwise, when it has no bishop, the
@@ -397,7 +400,7 @@ pub fn can_mate_with_budget(pos: &Position, side: Color, budget: u64) -> Mateabi
     searcher.line = Vec::with_capacity(prefix.len() + 64);
     searcher.line.extend_from_slice(&prefix);
     searcher.corners = Corners::Nearer;
-    searcher.offers = true;
+    searcher.first_tries = true;
     match fast(&mut searcher, FAST_FIRST_NODES.min(budget)) {
         Outcome::Mate => return Mateability::CanMate(searcher.line),
         Outcome::NoMate => return Mateability::CannotMate,
@@ -410,7 +413,7 @@ pub fn can_mate_with_budget(pos: &Position, side: Color, budget: u64) -> Mateabi
     let mut searcher = Searcher::new(side, 0);
     searcher.line = line;
     searcher.corners = Corners::Farther;
-    searcher.offers = true;
+    searcher.first_tries = true;
     searcher.choose_corner(&pos);
     if searcher.corner() != first_corner {
         match fast(&mut searcher, FAST_OTHER_CORNER_NODES.min(budget)) {
