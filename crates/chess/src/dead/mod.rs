@@ -38,9 +38,7 @@
 //!    king could head for attacked), and a winner's node all of whose
 //!    moves would lead there generates only its progress moves and checks;
 //!    its moves are ordered on one stack shared by all nodes (in its first
-//!    two runs, a loser's move after progress that puts a piece where the
-//!    winner can take it comes earlier: the capture is progress for the
-//!    winner; and the winner's pawn moves make progress from its 4th rank
+//!    two runs the winner's pawn moves make progress from its 4th rank
 //!    when it has a rook but no queen, from any rank when it has neither,
 //!    since its mate then mostly needs a promoted pawn), and its
 //!    transposition table is one per thread,

@@ -16,31 +16,6 @@ use crate::movegen::{MoveList, MoveSink};
 use crate::position::Position;
 use crate::types::{Color, Move, Rank, Role, Square};
 
-/// What the move order of the first lean searches adds to the score of a
-/// loser's move, after progress, that puts a piece (not its king) where the
-/// winner can take it: the capture is a progress move for the winner. (The
-/// later searches keep their order: one query of the lichess sample that
-/// the statics-pruned lean search decided came back unknown with it.)
-const OFFER_BONUS: i32 = 8;
-
-/// The squares `side` attacks.
-fn attacked_by(pos: &Position, side: Color) -> Bitboard {
-    let b = pos.board();
-    let occ = b.occupied();
-    let ours = b.by_color(side);
-    let mut a = crate::movegen::pawn_attacks_set(side, b.pawns() & ours) | king_attacks(pos.king(side));
-    for n in b.knights() & ours {
-        a |= knight_attacks(n);
-    }
-    for s in (b.bishops() | b.queens()) & ours {
-        a |= bishop_attacks(s, occ);
-    }
-    for s in (b.rooks() | b.queens()) & ours {
-        a |= rook_attacks(s, occ);
-    }
-    a
-}
-
 /// Longest line the full search follows before it calls the branch cut.
 const MAX_PLY: usize = 160;
 
@@ -411,9 +386,8 @@ pub(crate) struct Searcher {
     pub(crate) statics: bool,
     /// How the mating corner is chosen.
     pub(crate) corners: Corners,
-    /// The first lean searches of `can_mate`: the fast search's move order
-    /// gives `OFFER_BONUS`, and the winner's pawn moves count as progress
-    /// from a lower rank (see [`Searcher::pawn_progress_rank`]).
+    /// The first lean searches of `can_mate`: the winner's pawn moves count
+    /// as progress from a lower rank (see [`Searcher::pawn_progress_rank`]).
     pub(crate) first_tries: bool,
 }
 
@@ -553,9 +527,6 @@ struct OrderEnv<'a> {
     kd_king: &'a [u8; 64],
     queens: Bitboard,
     queen_rays: Bitboard,
-    /// On the loser's turn after progress, the squares the winner attacks
-    /// (see `OFFER_BONUS`); otherwise empty.
-    offered: Bitboard,
     past_progress: bool,
     depth: i32,
     /// See [`Searcher::pawn_progress_rank`].
@@ -987,7 +958,7 @@ impl Searcher {
     /// does not cut, the key ordering the cheapest first, then the best
     /// scored, with the cost in its low two bits. The same order as
     /// [`Searcher::cost_with`] and [`Searcher::score_piece`] give move by
-    /// move (but for `OFFER_BONUS` at a loser's node after progress), with
+    /// move (but for the ranks of [`Searcher::pawn_progress_rank`]), with
     /// what depends only on the node or the moving piece worked
     /// out once, and one loop per side and kind of piece (see
     /// [`Searcher::order_piece`]): this is most of the work of a node (some
@@ -1019,11 +990,6 @@ impl Searcher {
             kd_king: &KNIGHT_DISTANCE[cx.king.index()],
             queens: cx.queens,
             queen_rays: cx.queen_rays,
-            offered: if self.first_tries && !winners_turn && past_progress {
-                attacked_by(pos, self.winner)
-            } else {
-                Bitboard::EMPTY
-            },
             past_progress,
             depth,
             pawn_rank: self.pawn_progress_rank(pos),
@@ -1158,9 +1124,6 @@ impl Searcher {
                     s += 6;
                 } else if zone_from && !e.zone.contains(to) {
                     s -= 4;
-                }
-                if role != Role::King && e.offered.contains(to) {
-                    s += OFFER_BONUS;
                 }
                 s
             };
