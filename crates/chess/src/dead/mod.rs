@@ -48,8 +48,8 @@
 //!    one of the loser's back rank nearer the loser's king (the colour of
 //!    the corner only matters to bishops). Then the same towards the next
 //!    nearest corner (the other corner of that rank without a queen or a
-//!    rook), for at most `FAST_OTHER_CORNER_NODES` nodes. Nine queries in
-//!    ten of the lichess sample get their witness here. Then
+//!    rook), for at most `FAST_OTHER_CORNER_NODES` nodes. 98 queries in a
+//!    hundred of the lichess sample get their witness here. Then
 //!    the exhaustive search of step 8, for at most `EXHAUSTIVE_FIRST_NODES`
 //!    nodes (a node's other moves sorted only when its best one failed):
 //!    with no depth limit and never going back over a position, it
@@ -146,59 +146,64 @@
 //! scored). Generating only the moves the first two kinds use had brought
 //! the average from 14.4 to 11.9 µs (the same search, node for node).
 //!
-//! Now (fastest of 3 runs, 8.8 to 9.6 µs per query on average, 1.2 times
+//! Now (fastest of 3 runs, 7.5 to 7.7 µs per query on average, 1.5 times
 //! less than before in the same session) most of the loser's nodes that
 //! would end at once are not entered (their parent sees that the loser's
-//! king has nowhere to head for), the first lean searches try first the
-//! loser's moves that offer the winner a capture, and a winner with a queen
-//! or a rook heads for the nearest corner on any rank: 93% of the queries
-//! end in the first lean search, at 6.1 µs each (26 nodes a witness of some
-//! 18 plies, at about 0.23 µs a node: the nodes left are the dearer ones).
-//! Of its nodes, 22% are the loser's with no progress just made, 37% the
-//! winner's likewise, 29% the loser's after progress, 12% the winner's
-//! after progress. One query in thirty ends in the second lean search (the
-//! next corner), at 42 µs each, and one in 56 in the brief walk, at 94 µs
-//! each (the failed lean searches included): together they take a third of
-//! the time. Some 40 queries go further; the slowest (2.4 ms) spend the
-//! whole budget. The first run of a query costs some 1.7 times its fastest
-//! run on the loaded development machine, mostly in mispredicted branches
-//! it seems (as measured before these changes: run again at once a query
-//! cost 1.5 times less, once more after another query 1.8 times less, as if
-//! the predictors learnt that position's lines, its data staying in the
-//! caches after one run; and a branch simulation (cachegrind) counted some
-//! 1,500 mispredicted branches a query, one in seven of them an indirect
-//! jump: the dispatch by piece of the move order, the kinds of move in
+//! king has nowhere to head for), the first lean searches count the
+//! winner's pawn moves as progress from a lower rank without a queen, and a
+//! winner with a queen or a rook heads for the nearest corner on any rank:
+//! 97% of the queries end in the first lean search, at 6.1 µs each (25
+//! nodes a witness of some 20 plies, at about 0.24 µs a node: the nodes
+//! left are the dearer ones). Of its nodes, 11% are the loser's with no
+//! progress just made, 41% the winner's likewise, 37% the loser's after
+//! progress, 11% the winner's after progress. One query in a hundred ends
+//! in the second lean search (the next corner), at 45 µs each, and one in
+//! 150 in the brief walk, at 110 µs each (the failed lean searches
+//! included): together they take a sixth of the time. Some 30 queries go
+//! further; the slowest (2.4 to 2.5 ms) spend the whole budget. The first
+//! run of a query costs some 2.2 times its fastest run on the loaded
+//! development machine, mostly in mispredicted branches it seems (as
+//! measured before these changes: run again at once a query cost 1.5 times
+//! less, once more after another query 1.8 times less, as if the predictors
+//! learnt that position's lines, its data staying in the caches after one
+//! run; and a branch simulation (cachegrind) counted some 1,500
+//! mispredicted branches a query, one in seven of them an indirect jump:
+//! the dispatch by piece of the move order, the kinds of move in
 //! `Position::after`).
 //!
 //! The target, 5 µs on average, is not reached (the median query
-//! takes 4.7 to 5.0 µs): it would need both fewer nodes and cheaper ones.
-//! The first lean search alone takes 5.7 µs of the average, the queries it
-//! leaves to the next steps 3.5 µs more. The helpmates these searches find
+//! takes 5.0 to 5.1 µs): it would need both fewer nodes and cheaper ones.
+//! The first lean search alone takes 5.9 µs of the average, the queries it
+//! leaves to the next steps 1.6 µs more. The helpmates these searches find
 //! follow D3-Chess's mating corner (kings walking, pawns promoting), some
-//! 18 plies long where shorter tactical ones exist; searches steered
+//! 20 plies long where shorter tactical ones exist; searches steered
 //! towards the short ones (the narrow search or a greedy line first, even
 //! only for a queen, checks counted as progress) were slower, and so were
 //! smaller or larger first budgets, a width limit, deeper first iterations,
 //! a third corner, a mate-in-one test in the walk, the walk before the
 //! second corner or instead of it for minor pieces, a shorter longest line,
-//! the winner's progress moves first after the loser's progress, and the
-//! winner's king moves not counted as progress with a queen. The nearest
-//! corner on any rank was slower for every winner before the loser's dead
-//! nodes were left out; now it is faster with a queen or a rook (and no
-//! better for minor pieces). A finder of short helpmates cannot reach the
-//! target alone either: in a sample of 2,000 of the queries (searched
-//! exhaustively), 39% have a helpmate within 4 plies, 14% more within 6,
-//! and the 27% that need longer ones (endings where kings walk and pawns
-//! promote) took 5.5 µs of the average by themselves; only 7% of the
-//! queries have one within 2 plies. Nor can a cheaper node alone: the full
-//! legal move list of a position costs some 75 ns (20 moves, caches warm),
-//! so 26 nodes a witness cost some 2 µs before any ordering or mate test;
-//! of the rest, the move order takes a quarter of the time and the
-//! mate-in-one tests a seventh. A test without playing the move that a
-//! check leaves a flight square (before the mate-in-one test plays it) and
-//! a smaller or larger transposition table gave nothing measurable. The 4.5
-//! µs of the D3-Chess quick mode only prove that no mate exists; they find
-//! no witness.
+//! the winner's progress moves first after the loser's progress, the
+//! winner's king moves not counted as progress (with a queen, or with
+//! neither a queen nor a rook), its bishops' moves towards the corner
+//! counted as progress, and other ranks of progress for its pawns (a
+//! loser's move that offers the winner a capture tried first paid before
+//! the pawns' ranks changed, not after). The nearest corner on any rank was
+//! slower for every winner before the loser's dead nodes were left out; now
+//! it is faster with a queen or a rook (and no better for minor pieces). A
+//! finder of short helpmates cannot reach the target alone either: in a
+//! sample of 2,000 of the queries (searched exhaustively), 39% have a
+//! helpmate within 4 plies, 14% more within 6, and the 27% that need longer
+//! ones (endings where kings walk and pawns promote) took 5.5 µs of the
+//! average by themselves; only 7% of the queries have one within 2 plies.
+//! Nor can a cheaper node alone: the full legal move list of a position
+//! costs some 75 ns (20 moves, caches warm), so 25 nodes a witness cost
+//! some 2 µs before any ordering or mate test; of the rest, the move order
+//! takes a quarter of the time and the mate-in-one tests a seventh. A test
+//! without playing the move that a check leaves a flight square (before the
+//! mate-in-one test plays it), a smaller or larger transposition table and
+//! a prefetch of its entries gave nothing measurable. The 4.5 µs of the
+//! D3-Chess quick mode only prove that no mate exists; they find no
+//! witness.
 //!
 //! # Unknown answers (DEC-4)
 //!
