@@ -334,11 +334,15 @@ impl Hall {
         self.table(&row.id).await?.read().await
     }
 
-    /// Gives every game without a read model (rows of a release before read
-    /// models) one, by loading it once: its table writes the model of the
-    /// game as its log has it. Run in the background after an upgrade;
-    /// reads are correct meanwhile, only slower for those games. Returns
-    /// how many games were loaded.
+    /// Gives every game not in play without a read model (rows of a
+    /// release before read models, games never loaded since their
+    /// creation) one, by loading it once: its table writes the model of the
+    /// game as its log has it. Run in the background at start-up; reads
+    /// are correct meanwhile, only slower for those games. A game in play
+    /// is left to its table, which stores its model when it stops (see
+    /// `Table::stores_view`): loading every game in play that a crash left
+    /// without one would hold them all in memory at once. Returns how many
+    /// games were loaded.
     ///
     /// # Errors
     /// [`ApiError::Unavailable`] if the index cannot be read.

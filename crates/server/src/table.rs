@@ -340,9 +340,13 @@ struct Table {
     /// When a client last acted on the game through this table (`None`:
     /// never, as for a game loaded for its deadline).
     last_act: Option<Instant>,
-    /// The games index held a read model of the game when it was last read
-    /// (a row of a release before read models has none).
+    /// The games index holds a read model of the game's last event (a row
+    /// of a release before read models has none; the appends of a game in
+    /// play leave it out, see [`Table::stores_view`]).
     view_stored: bool,
+    /// The instant of the last event of the log, on the game's timeline:
+    /// the clocks of the read model stored at a stop are read then.
+    last_event_at: i64,
     /// Where the game's deadline goes when the table is put away (`None`:
     /// a game in play is never put away).
     timers: Option<Arc<Timers>>,
@@ -502,6 +506,7 @@ impl Table {
             loaded_finished: false,
             last_act: None,
             view_stored: false,
+            last_event_at: 0,
             timers: None,
             runner: Arc::new(std::sync::RwLock::new(Owner::Here)),
         };
@@ -515,6 +520,11 @@ impl Table {
 
     /// Rebuilds the game from its log.
     async fn replay(&mut self) -> Result<(), ApiError> {
+        self.replay_through(i64::MAX).await
+    }
+
+    /// Rebuilds the game from its log up to event `last` included.
+    async fn replay_through(&mut self, last: i64) -> Result<(), ApiError> {
         let id = self.row.id.clone();
         if let Some(row) = self.store.game(&id).await? {
             // The stored read model is not kept: the table makes its own.
@@ -526,9 +536,13 @@ impl Table {
         })?;
         let mut requests = HashMap::new();
         let mut last_seq = 0;
+        let mut last_event_at = 0;
         let mut pages = EventPages::new(&self.store, &id, 0, REPLAY_PAGE);
-        while let Some(page) = pages.next().await? {
+        'pages: while let Some(page) = pages.next().await? {
             for ev in page {
+                if ev.seq > last {
+                    break 'pages;
+                }
                 let event = event_log::decode_event(ev.format, &ev.event_json)
                     .map_err(|e| ApiError::stored(format!("games/{id}: event {}", ev.seq), e))?;
                 game.apply(&event, ev.at_ms).map_err(|r| {
@@ -538,9 +552,11 @@ impl Table {
                     requests.insert(key, recalled);
                 }
                 last_seq = ev.seq;
+                last_event_at = ev.at_ms;
             }
         }
         self.game = game;
+        self.last_event_at = last_event_at;
         self.requests = requests;
         self.last_seq = last_seq;
         self.dirty = false;
@@ -630,6 +646,10 @@ impl Table {
                     break;
                 }
             }
+        }
+        // Readers of a game whose table stopped read its row.
+        if !self.view_stored && self.owned() {
+            self.put_view().await;
         }
     }
 
@@ -802,7 +822,6 @@ impl Table {
                     ),
                 });
             }
-            let before = self.game.clone();
             let judged = match self.event_for(act.clone()) {
                 Ok(event) => {
                     let at = self.now_at();
@@ -820,8 +839,8 @@ impl Table {
                     // it: on a shared database this table may not have
                     // heard of another replica's append yet (the player's
                     // previous move, say). Read the log; if it moved on,
-                    // judge again.
-                    self.game = before;
+                    // judge again. (A refused event leaves the game as it
+                    // was: `Game::apply` promises it.)
                     let seen = self.last_seq;
                     if attempts < 3 {
                         self.catch_up().await?;
@@ -839,11 +858,12 @@ impl Table {
                     reason: AbortReason::ConcurrentUpdate | AbortReason::DuplicateRequest,
                     ..
                 }) if attempts < 3 => {
-                    // Nothing was written: put the game back as it was and
+                    // Nothing was written: put the game back as it was
+                    // (from the log, rather than from a copy of the whole
+                    // game taken before every act for this rare case), then
                     // read what the other writer recorded.
-                    self.game = before;
-                    self.dirty = false;
                     metrics::counter!("arbiter_append_conflicts_total").increment(1);
+                    self.replay_through(self.last_seq).await?;
                     self.catch_up().await?;
                 }
                 Err(e) => return Err(e),
@@ -868,6 +888,7 @@ impl Table {
                     )));
                 }
                 self.last_seq = row.seq;
+                self.last_event_at = row.at_ms;
                 self.row.last_seq = row.seq;
                 self.row.updated_wall_ms = row.wall_ms;
                 if let Some((key, recalled)) = RequestKey::of(&row) {
@@ -1015,7 +1036,10 @@ impl Table {
             rulings_json: event_log::encode_aftermath(&aftermath),
         };
         let result = self.game.end().map(|end| api::game_result_text(end.result));
-        let view = self.view(at);
+        let view = self.stores_view().then(|| {
+            let view = self.view(at);
+            StoredView { format: event_log::FORMAT, json: event_log::encode_view(&view) }
+        });
         let deadline_wall_ms = self.deadline_wall_ms(at, row.wall_ms);
         let append = Append {
             game_id: self.row.id.clone(),
@@ -1023,9 +1047,10 @@ impl Table {
             events: vec![row.clone()],
             status: self.status(),
             result: result.clone(),
-            view: Some(StoredView { format: event_log::FORMAT, json: event_log::encode_view(&view) }),
+            view,
             deadline_wall_ms,
         };
+        let append_view_stored = append.view.is_some();
         if let Err(e) = self.store.append(append).await {
             self.dirty = true;
             if let StoreError::Moved { owner, .. } = &e {
@@ -1042,7 +1067,8 @@ impl Table {
             return Err(e.into());
         }
         self.last_seq = row.seq;
-        self.view_stored = true;
+        self.last_event_at = at;
+        self.view_stored = append_view_stored;
         self.row.last_seq = row.seq;
         self.row.status = self.status();
         self.row.result = result;
@@ -1064,17 +1090,38 @@ impl Table {
         Ok(logged)
     }
 
+    /// Whether an append stores the game's read model in the games index.
+    ///
+    /// The read model holds the whole record, so writing it costs time and
+    /// disk in proportion to the game's length, on every act. A game in
+    /// play on an embedded database is only ever read through its table
+    /// while it is loaded (no other process reads that index), so its
+    /// appends leave the read model out (clearing the stale one) and the
+    /// table stores it once, when it stops ([`Table::put_view`]); a row
+    /// left without one by a crash is read from its log, and given one by
+    /// the start-up's [`crate::hall::Hall::rebuild_views`]. Every other
+    /// append stores it: a game not in play is read from its row once its
+    /// table stops, and on a shared database the other replicas list the
+    /// games in play from their rows.
+    fn stores_view(&self) -> bool {
+        self.store.is_shared() || self.status() != GameStatus::InProgress
+    }
+
     /// Stores the read model of the game as the log has it, for a game
-    /// whose row has none (written by a release before read models). A
+    /// whose row has none: one of a release before read models, or one in
+    /// play whose appends left it out (see [`Table::stores_view`]). A
     /// failure only means the next load tries again.
     async fn put_view(&mut self) {
         if self.dirty {
             return;
         }
-        let view = self.view(self.last_at());
+        let view = self.view(self.last_event_at);
         let stored = StoredView { format: event_log::FORMAT, json: event_log::encode_view(&view) };
-        if let Err(e) = self.store.put_view(&self.row.id, self.last_seq, &stored).await {
-            tracing::warn!(game = %self.row.id, error = %e, "could not store the game's read model");
+        match self.store.put_view(&self.row.id, self.last_seq, &stored).await {
+            Ok(()) => self.view_stored = true,
+            Err(e) => {
+                tracing::warn!(game = %self.row.id, error = %e, "could not store the game's read model")
+            }
         }
     }
 

@@ -971,6 +971,9 @@ async fn views<S: EventStore + Clone + 'static>(store: &S) {
     // describing an earlier event.
     store.append(one("v2", 0, None)).await.unwrap();
     assert_eq!(store.game("v2").await.unwrap().unwrap().view, None);
+    // A game in play without one is left to its table (it stores the view
+    // when it stops): only the others are listed for a rebuild.
+    assert_eq!(store.games_without_view("", 10).await.unwrap(), vec!["v3"]);
 
     // `put_view` writes only while the game's last event is the one the
     // view was made after.

@@ -534,8 +534,9 @@ pub trait EventStore: Send + Sync {
         &self,
         filter: &GameFilter,
     ) -> impl Future<Output = Result<Vec<GameRow>, StoreError>> + Send;
-    /// Ids of games without a read model (written by a release before it),
-    /// after `after_id`, ordered by id, at most `limit`.
+    /// Ids of games not in play without a read model (written by a release
+    /// before it), after `after_id`, ordered by id, at most `limit`. (A game
+    /// in play may lack one: its table stores it when it stops.)
     fn games_without_view(
         &self,
         after_id: &str,

@@ -712,7 +712,7 @@ impl EventStore for PostgresStore {
     }
 
     async fn games_without_view(&self, after_id: &str, limit: u32) -> Result<Vec<String>, StoreError> {
-        sqlx::query_scalar("SELECT id FROM games WHERE view_json IS NULL AND id > $1 ORDER BY id LIMIT $2")
+        sqlx::query_scalar("SELECT id FROM games WHERE view_json IS NULL AND status <> 'IN_PROGRESS' AND id > $1 ORDER BY id LIMIT $2")
             .bind(after_id)
             .bind(i64::from(limit.clamp(1, 1000)))
             .fetch_all(&self.inner.pool)

@@ -372,7 +372,7 @@ impl EventStore for SqliteStore {
     }
 
     async fn games_without_view(&self, after_id: &str, limit: u32) -> Result<Vec<String>, StoreError> {
-        sqlx::query_scalar("SELECT id FROM games WHERE view_json IS NULL AND id > ?1 ORDER BY id LIMIT ?2")
+        sqlx::query_scalar("SELECT id FROM games WHERE view_json IS NULL AND status <> 'IN_PROGRESS' AND id > ?1 ORDER BY id LIMIT ?2")
             .bind(after_id)
             .bind(i64::from(limit.clamp(1, 1000)))
             .fetch_all(&self.inner.read)
@@ -970,12 +970,14 @@ async fn apply(conn: &mut SqliteConnection, work: &Work) -> Result<String, Store
 const CHUNK_SIZES: [usize; 4] = [64, 16, 4, 1];
 
 /// Statements per append in a chunk (see [`append_chunk_sql`]).
-const STATEMENTS_PER_APPEND: usize = 4;
+const STATEMENTS_PER_APPEND: usize = 5;
 
 /// The SQL of a chunk of `size` one-event appends: for each, in one string,
 ///
 /// ```sql
 /// SAVEPOINT job;
+/// UPDATE games SET status = <status>, result = <result>
+///     WHERE id = <game> AND last_seq = <expected> AND (status IS NOT <status> OR result IS NOT <result>);
 /// UPDATE games SET last_seq = <seq>, ... WHERE id = <game> AND last_seq = <expected>;
 /// INSERT INTO game_events (...) VALUES (<game>, CASE changes() WHEN 1 THEN <seq> ELSE 0 END, ...);
 /// RELEASE job;
@@ -983,8 +985,10 @@ const STATEMENTS_PER_APPEND: usize = 4;
 ///
 /// This is the savepoint and compare-and-set of [`apply_append`], sent to
 /// the connection's thread as one command instead of one per statement:
-/// the round trips, not SQLite, are what limits a batch. `changes()` is the
-/// number of rows the `UPDATE` just matched; when the compare-and-set failed
+/// the round trips, not SQLite, are what limits a batch. The status and
+/// result are written by an `UPDATE` of their own that matches only when
+/// they change (see [`apply_append`]). `changes()` is the number of rows
+/// the second `UPDATE` just matched; when the compare-and-set failed
 /// the event gets seq 0, which `CHECK (seq >= 1)` refuses. That error stops
 /// the chunk right at the failed append, with its savepoint open and the
 /// appends before it released, exactly as if they had run one by one.
@@ -997,8 +1001,10 @@ const STATEMENTS_PER_APPEND: usize = 4;
 fn append_chunk_sql(size: usize) -> SqlStr {
     const APPEND: &str = concat!(
         "SAVEPOINT job; ",
-        "UPDATE games SET last_seq = ?, status = ?, result = ?, updated_wall_ms = ?, view_json = ?, \
-         view_format = ?, deadline_wall_ms = ? ",
+        "UPDATE games SET status = ?, result = ? ",
+        "WHERE id = ? AND last_seq = ? AND (status IS NOT ? OR result IS NOT ?); ",
+        "UPDATE games SET last_seq = ?, updated_wall_ms = ?, view_json = ?, view_format = ?, \
+         deadline_wall_ms = ? ",
         "WHERE id = ? AND last_seq = ?; ",
         "INSERT INTO game_events (",
         event_columns!(),
@@ -1033,11 +1039,17 @@ async fn run_append_chunk(
     let mut query = sqlx::query(sql.clone());
     for (append, event) in appends {
         query = query
-            // UPDATE games SET last_seq, status, result, updated_wall_ms,
-            // view_json, view_format, deadline_wall_ms
-            .bind(event.seq)
+            // UPDATE games SET status, result WHERE id, last_seq, and
+            // status or result differ
             .bind(append.status.as_str())
             .bind(append.result.as_deref())
+            .bind(append.game_id.as_str())
+            .bind(append.expected_last_seq)
+            .bind(append.status.as_str())
+            .bind(append.result.as_deref())
+            // UPDATE games SET last_seq, updated_wall_ms, view_json,
+            // view_format, deadline_wall_ms
+            .bind(event.seq)
             .bind(event.wall_ms)
             .bind(append.view.as_ref().map(|v| v.json.as_str()))
             .bind(append.view.as_ref().map(|v| v.format))
@@ -1108,16 +1120,29 @@ async fn run_append_chunk(
 
 async fn apply_append(conn: &mut SqliteConnection, append: &Append) -> Result<(), StoreError> {
     let last = append.events.last().ok_or_else(|| StoreError::Invalid("append without events".to_owned()))?;
+    // The status and result are only written when they change: naming a
+    // column in an UPDATE rewrites the entries of every index on it (two
+    // on the status), which would cost every move two index updates for a
+    // value that changes twice in a game. Same compare-and-set as below.
+    sqlx::query(
+        "UPDATE games SET status = ?1, result = ?2 WHERE id = ?3 AND last_seq = ?4 \
+         AND (status IS NOT ?1 OR result IS NOT ?2)",
+    )
+    .bind(append.status.as_str())
+    .bind(append.result.as_deref())
+    .bind(append.game_id.as_str())
+    .bind(append.expected_last_seq)
+    .execute(&mut *conn)
+    .await
+    .map_err(classify)?;
     // The compare-and-set on last_seq is what serialises writers: it fails
     // for every append but the first that saw a given last_seq. The game's
     // update time is the wall time of its last event.
     let updated = sqlx::query(
-        "UPDATE games SET last_seq = ?1, status = ?2, result = ?3, updated_wall_ms = ?4, view_json = ?7, \
-         view_format = ?8, deadline_wall_ms = ?9 WHERE id = ?5 AND last_seq = ?6",
+        "UPDATE games SET last_seq = ?1, updated_wall_ms = ?2, view_json = ?5, view_format = ?6, \
+         deadline_wall_ms = ?7 WHERE id = ?3 AND last_seq = ?4",
     )
     .bind(last.seq)
-    .bind(append.status.as_str())
-    .bind(append.result.as_deref())
     .bind(last.wall_ms)
     .bind(append.game_id.as_str())
     .bind(append.expected_last_seq)
