@@ -11,6 +11,9 @@
 //! cargo run --release -p arbiter-e2e --example load -- --games 1000 --rate 5000 --seconds 20
 //! # Capacity: every game moves again as soon as it is answered.
 //! cargo run --release -p arbiter-e2e --example load -- --games 1000 --rate 0 --seconds 20
+//! # The same with answers without the record (GAME_VIEW_BASIC), as a
+//! # platform that keeps the record itself would ask.
+//! cargo run --release -p arbiter-e2e --example load -- --games 1000 --rate 0 --seconds 20 --basic
 //! ```
 //!
 //! By default it starts the server in this process on a temporary SQLite
@@ -55,6 +58,8 @@ struct Args {
     /// one server on SQLite).
     replicas: Vec<usize>,
     spread: bool,
+    /// MakeMove asks for GAME_VIEW_BASIC: answers without the record.
+    basic: bool,
 }
 
 fn args() -> Args {
@@ -67,6 +72,7 @@ fn args() -> Args {
         daemon: false,
         replicas: Vec::new(),
         spread: false,
+        basic: false,
     };
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -78,6 +84,11 @@ fn args() -> Args {
         }
         if argv[i] == "--spread" {
             a.spread = true;
+            i += 1;
+            continue;
+        }
+        if argv[i] == "--basic" {
+            a.basic = true;
             i += 1;
             continue;
         }
@@ -107,7 +118,7 @@ fn args() -> Args {
                 eprintln!("unknown or incomplete argument {other}");
                 eprintln!(
                     "usage: load [--games N] [--rate MOVES_PER_S] [--seconds S] [--connections C] [--flag-games F] \
-                     [--daemon | --replicas COUNT,... [--spread]]"
+                     [--basic] [--daemon | --replicas COUNT,... [--spread]]"
                 );
                 std::process::exit(2);
             }
@@ -359,12 +370,13 @@ async fn main() {
 
 async fn measure(a: &Args, server: Server) -> Rates {
     println!(
-        "{}; {} games, {} connections, {} s per phase, {}",
+        "{}; {} games, {} connections, {} s per phase, {}, answers {}",
         server.describe(),
         a.games,
         a.connections,
         a.seconds,
-        if a.rate > 0 { format!("{} moves/s offered", a.rate) } else { "closed loop".to_string() }
+        if a.rate > 0 { format!("{} moves/s offered", a.rate) } else { "closed loop".to_string() },
+        if a.basic { "without the record (GAME_VIEW_BASIC)" } else { "with the record (the full game)" }
     );
     // The connections are spread over the servers.
     let urls = server.urls();
@@ -440,6 +452,7 @@ async fn measure(a: &Args, server: Server) -> Rates {
         let stop = stop.clone();
         let finished = games_finished.clone();
         let games = a.games;
+        let view = if a.basic { pb::GameView::Basic } else { pb::GameView::Unspecified } as i32;
         tasks.push(tokio::spawn(async move {
             let mut arbiter = client(channel.clone(), ARBITER_TOKEN);
             // Paced: game i's moves are due at phase_start + i/games of the
@@ -478,6 +491,7 @@ async fn measure(a: &Args, server: Server) -> Rates {
                         .make_move(pb::MakeMoveRequest {
                             name: name.clone(),
                             r#move: pos.uci(m).to_string(),
+                            view,
                             ..Default::default()
                         })
                         .await;
@@ -493,7 +507,11 @@ async fn measure(a: &Args, server: Server) -> Rates {
             lat
         }));
     }
-    let processes = server.processes();
+    let mut processes = server.processes();
+    // This process: the clients (and the server, when it runs in here).
+    let here =
+        if matches!(server, Server::InProcess(_)) { "load generator and server" } else { "load generator" };
+    processes.push((here, std::process::id()));
     let cpu_before = cpu_by_kind(&processes);
     let started = Instant::now();
     tokio::time::sleep(Duration::from_secs(a.seconds)).await;

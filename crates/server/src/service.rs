@@ -32,7 +32,7 @@ use crate::store::{
     EventPages, EventStore, GameFilter, GameRow, GameStatus, PlayerTokenRevocation, RevokedGenerations,
     StoreError,
 };
-use crate::table::{self, Act, TableHandle, wall_ms};
+use crate::table::{self, Act, Acted, TableHandle, wall_ms};
 use crate::view::LoggedEvent;
 
 mod events;
@@ -218,7 +218,8 @@ impl Arbiter {
     }
 
     /// A player's act: a player token acts for its colour; an arbiter for
-    /// the colour named.
+    /// the colour named. `view` is the request's `GameView` (0 for the
+    /// requests without one: the full game).
     #[allow(clippy::too_many_arguments)]
     async fn player_act(
         &self,
@@ -227,6 +228,7 @@ impl Arbiter {
         name: &str,
         color: i32,
         expected_seq: Option<i64>,
+        view: i32,
         make: impl FnOnce(Color) -> Result<Act, ApiError>,
     ) -> Result<Answer, ApiError> {
         let (principal, caller) = self.auth.identify(metadata).await?;
@@ -234,10 +236,13 @@ impl Arbiter {
         sent.trace(&id);
         let named =
             validate::color_from_proto("color", color).map_err(|v| ApiError::InvalidArgument(vec![v]))?;
+        let with_record =
+            validate::with_record_from_proto("view", view).map_err(|v| ApiError::InvalidArgument(vec![v]))?;
         let color = principal.act_for(&id, named)?;
         let act = make(color)?;
         let request = sent.stamp(&Caller::of(&principal, &caller))?;
-        self.apply(&principal, &id, act, request, expected_seq).await
+        let acted = self.apply(&principal, &id, act, request, expected_seq).await?;
+        Ok(answer(&acted, with_record))
     }
 
     /// An arbiter action.
@@ -255,7 +260,7 @@ impl Arbiter {
         principal.require(&[Role::Arbiter], "this arbiter action")?;
         let act = make()?;
         let request = sent.stamp(&Caller::of(&principal, &caller))?;
-        self.apply(&principal, &id, act, request, expected_seq).await
+        Ok(answer(&self.apply(&principal, &id, act, request, expected_seq).await?, true))
     }
 
     async fn apply(
@@ -265,7 +270,7 @@ impl Arbiter {
         act: Act,
         request: Option<Stamped>,
         expected_seq: Option<i64>,
-    ) -> Result<Answer, ApiError> {
+    ) -> Result<Acted, ApiError> {
         if let Some(seq) = expected_seq
             && seq < 0
         {
@@ -285,19 +290,12 @@ impl Arbiter {
         // cancellation sent here, an owner that changed since the request
         // was routed).
         let table = self.hall.seize(id).await?;
-        let acted = table.act(act, principal.actor(), request, expected_seq).await.map_err(|e| {
-            match (e, argument) {
-                (ApiError::Rejected(r), Some(field)) if r.reason == RejectReason::InvalidArgument => {
-                    let rule = r.rule.map(|rule| format!(" ({rule})")).unwrap_or_default();
-                    ApiError::field(field, format!("{}{rule}", r.message))
-                }
-                (e, _) => e,
+        table.act(act, principal.actor(), request, expected_seq).await.map_err(|e| match (e, argument) {
+            (ApiError::Rejected(r), Some(field)) if r.reason == RejectReason::InvalidArgument => {
+                let rule = r.rule.map(|rule| format!(" ({rule})")).unwrap_or_default();
+                ApiError::field(field, format!("{}{rule}", r.message))
             }
-        })?;
-        Ok(Answer {
-            event: to_proto::event(&acted.event),
-            game: to_proto::game(&acted.game),
-            outcome: to_proto::move_outcome(&acted.event.event, &acted.event.aftermath.rulings),
+            (e, _) => e,
         })
     }
 
@@ -608,7 +606,7 @@ impl Arbiter {
         });
         let request = Sent { method: "cancel_game", request_id: &r.request_id, fingerprint }
             .stamp(&Caller::of(&principal, &caller))?;
-        let answer = self.apply(&principal, &id, act, request, r.expected_seq).await?;
+        let answer = answer(&self.apply(&principal, &id, act, request, r.expected_seq).await?, true);
         Ok(pb::CancelGameResponse { event: Some(answer.event), game: Some(answer.game) })
     }
 
@@ -1062,6 +1060,16 @@ struct Answer {
     outcome: pb::MoveOutcome,
 }
 
+/// The answer to an act, with the game's record or without
+/// (`GAME_VIEW_BASIC`).
+fn answer(acted: &Acted, with_record: bool) -> Answer {
+    Answer {
+        event: to_proto::event(&acted.event),
+        game: to_proto::game_in_view(&acted.game, with_record),
+        outcome: to_proto::move_outcome(&acted.event.event, &acted.event.aftermath.rulings),
+    }
+}
+
 /// A response message of an act, built from its answer.
 trait Respond {
     fn respond(answer: Answer) -> Self;
@@ -1175,14 +1183,17 @@ macro_rules! arbiter_service {
                                 .forward(&name, &owner, metadata, $pr, |mut c, r| async move { c.$pm(r).await })
                                 .await;
                         }
+                        // The view is how to answer, not what was asked:
+                        // it is left out of the request's identity.
+                        let mut identity = pb::$preq { request_id: String::new(), expected_seq: None, ..$pr.clone() };
+                        let view = requested_view!($pm, identity);
                         let sent = Sent {
                             method: stringify!($pm),
                             request_id: &$pr.request_id,
-                            fingerprint: request::fingerprint(
-                                &pb::$preq { request_id: String::new(), expected_seq: None, ..$pr.clone() }),
+                            fingerprint: request::fingerprint(&identity),
                         };
                         let answer = self
-                            .player_act(&metadata, sent, &$pr.name, $pr.color, $pr.expected_seq, |$pc| $pact)
+                            .player_act(&metadata, sent, &$pr.name, $pr.color, $pr.expected_seq, view, |$pc| $pact)
                             .await?;
                         Ok(<pb::$presp as Respond>::respond(answer))
                     })
@@ -1216,6 +1227,22 @@ macro_rules! arbiter_service {
             $($rest)*
         }
     };
+}
+
+/// The `GameView` an act's request asks for, taken out of it (so that it
+/// stays out of the request's fingerprint): only the acts of every move,
+/// MakeMove and PressClock, have one; 0 (the full game) for the others.
+macro_rules! requested_view {
+    (make_move, $r:ident) => {
+        std::mem::take(&mut $r.view)
+    };
+    (press_clock, $r:ident) => {
+        std::mem::take(&mut $r.view)
+    };
+    ($other:ident, $r:ident) => {{
+        let _ = &mut $r;
+        0
+    }};
 }
 
 fn ev(event: Event) -> Result<Act, ApiError> {

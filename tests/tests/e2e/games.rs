@@ -4,8 +4,8 @@ use std::time::Duration;
 
 use arbiter_chess::pgn::{GameResult as PgnResult, read_games};
 use arbiter_e2e::{
-    TestServer, all_events, create, expect_reason, expect_ruling, get_game, new_game, play_online,
-    regulations, v1 as pb,
+    TestServer, all_events, create, expect_bad_field, expect_reason, expect_ruling, get_game, make_move,
+    new_game, play_online, regulations, v1 as pb,
 };
 use tonic::Code;
 
@@ -278,5 +278,81 @@ async fn chess960_castling_online_and_in_pgn() {
     let parsed = parse_pgn(&pgn);
     assert_eq!(parsed.tag("Variant"), Some("Chess960"), "{pgn}");
     assert_eq!(parsed.sans().last(), Some("O-O"), "{pgn}");
+    server.stop().await;
+}
+
+/// GAME_VIEW_BASIC (issue 18, point 1): MakeMove and PressClock answer
+/// without the record, which is the one part of the game that grows with
+/// every move; the rest of the game is the same as in the full answer. The
+/// view is not part of a request's identity: a retry in another view gets
+/// the original answer in that view. A view the API does not define is
+/// refused before anything is recorded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_basic_answer_leaves_out_the_record() {
+    let server = TestServer::start().await;
+    let mut arbiter = server.arbiter().await;
+    let mut t = create(&server, &mut arbiter, new_game(regulations("5+2", pb::Mode::Online), true)).await;
+    let basic = pb::GameView::Basic as i32;
+
+    let e4 = pb::MakeMoveRequest {
+        name: t.name.clone(),
+        r#move: "e4".into(),
+        request_id: "view-1".into(),
+        view: basic,
+        ..Default::default()
+    };
+    let answer = t.white.make_move(e4.clone()).await.unwrap().into_inner();
+    let game = answer.game.unwrap();
+    assert!(game.moves_san.is_empty() && game.moves_uci.is_empty(), "{game:?}");
+    assert_eq!(answer.outcome, pb::MoveOutcome::Accepted as i32);
+    let full = get_game(&mut arbiter, &t.name).await;
+    assert_eq!(full.moves_uci, ["e2e4"]);
+    assert_eq!(
+        (game.fen.as_str(), game.last_seq, game.side_to_move),
+        (full.fen.as_str(), 2, full.side_to_move)
+    );
+
+    // The retry in the full view: the original event, with the record.
+    let retried = t
+        .white
+        .make_move(pb::MakeMoveRequest { view: pb::GameView::Full as i32, ..e4 })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(retried.event.unwrap().seq, 2);
+    assert_eq!(retried.game.unwrap().moves_san, ["e4"]);
+
+    // Unspecified is the full game.
+    let e5 = t.black.make_move(make_move(&t.name, "e5")).await.unwrap().into_inner();
+    assert_eq!(e5.game.unwrap().moves_san, ["e4", "e5"]);
+
+    // A view the API does not define: refused, nothing recorded.
+    let refused = t.white.make_move(pb::MakeMoveRequest { view: 7, ..make_move(&t.name, "Nf3") }).await;
+    let status = expect_bad_field(refused, "view");
+    assert!(status.message().contains("game view"), "{status:?}");
+    assert_eq!(get_game(&mut arbiter, &t.name).await.last_seq, 3);
+    server.stop().await;
+}
+
+/// PressClock over the board takes the view too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clock_press_answers_in_the_view_asked() {
+    let server = TestServer::start().await;
+    let mut arbiter = server.arbiter().await;
+    let mut t =
+        create(&server, &mut arbiter, new_game(regulations("90+30", pb::Mode::OverTheBoard), true)).await;
+    t.white.make_move(arbiter_e2e::make_move(&t.name, "d4")).await.unwrap();
+    let press = |view: pb::GameView| pb::PressClockRequest {
+        name: t.name.clone(),
+        view: view as i32,
+        ..Default::default()
+    };
+    let pressed = t.white.press_clock(press(pb::GameView::Basic)).await.unwrap().into_inner();
+    let game = pressed.game.unwrap();
+    assert!(game.moves_uci.is_empty(), "{game:?}");
+    assert_eq!(game.side_to_move, pb::Color::Black as i32);
+    t.black.make_move(arbiter_e2e::make_move(&t.name, "d5")).await.unwrap();
+    let pressed = t.black.press_clock(press(pb::GameView::Full)).await.unwrap().into_inner();
+    assert_eq!(pressed.game.unwrap().moves_uci, ["d2d4", "d7d5"]);
     server.stop().await;
 }

@@ -208,6 +208,13 @@ pub fn game_end_to_proto(e: &GameEnd) -> pb::GameEnd {
 
 /// A reading of a game as the API shows it.
 pub fn game(g: &GameReading) -> pb::Game {
+    game_in_view(g, true)
+}
+
+/// A reading of a game as the API shows it, without the record unless
+/// `with_record` (`GAME_VIEW_BASIC`): the record is the one part of the
+/// game that grows with every move.
+pub fn game_in_view(g: &GameReading, with_record: bool) -> pb::Game {
     let spec = &g.spec;
     let regs = &spec.regulations;
     let view = &g.view;
@@ -221,8 +228,8 @@ pub fn game(g: &GameReading) -> pb::Game {
         status: status_to_proto(g.status),
         end: view.end.as_ref().map(game_end_to_proto),
         fen: view.fen.clone(),
-        moves_san: view.moves_san.to_vec(),
-        moves_uci: view.moves_uci.to_vec(),
+        moves_san: if with_record { view.moves_san.to_vec() } else { Vec::new() },
+        moves_uci: if with_record { view.moves_uci.to_vec() } else { Vec::new() },
         side_to_move: color_to_proto(view.turn),
         clocks: Some(clocks(view.clocks, g.clocks_read_wall_ms)),
         draw_offer: view.draw_offer.map(|(by, ply)| pb::DrawOffer { by: color_to_proto(by), ply }),

@@ -534,6 +534,19 @@ pub fn color_from_proto(field: &str, value: i32) -> Result<Option<Color>, Violat
     }
 }
 
+/// Whether an answer carries the game's record: unspecified is the full
+/// game (AIP-157).
+///
+/// # Errors
+/// A violation of `field` for a number the API does not define.
+pub fn with_record_from_proto(field: &str, value: i32) -> Result<bool, Violation> {
+    match pb::GameView::try_from(value) {
+        Ok(pb::GameView::Unspecified | pb::GameView::Full) => Ok(true),
+        Ok(pb::GameView::Basic) => Ok(false),
+        Err(_) => Err(unknown_enum(field, "game view", value, "GAME_VIEW_BASIC = 1 or GAME_VIEW_FULL = 2")),
+    }
+}
+
 /// How a piece was touched; unspecified is with intent (Law 4.2.2: any
 /// contact counts as intent unless announced or clearly accidental).
 ///
