@@ -68,6 +68,20 @@ impl Bitboard {
         self.0 & self.0.wrapping_sub(1) != 0
     }
 
+    /// Exactly one square (as `count() == 1`, without counting: the
+    /// crate is built for the baseline x86-64, whose population count is a
+    /// dozen instructions).
+    #[inline]
+    pub const fn exactly_one(self) -> bool {
+        self.0 != 0 && !self.more_than_one()
+    }
+
+    /// Exactly two squares (as `count() == 2`, without counting).
+    #[inline]
+    pub const fn exactly_two(self) -> bool {
+        Bitboard(self.0 & self.0.wrapping_sub(1)).exactly_one()
+    }
+
     /// The lowest square, if any.
     #[inline]
     pub const fn first(self) -> Option<Square> {

@@ -36,12 +36,12 @@ pub fn has_insufficient_material(pos: &Position, side: Color) -> bool {
     let b = pos.board();
     let ours = b.by_color(side);
     let theirs = b.by_color(side.other());
-    if ours.count() == 1 {
+    if ours.exactly_one() {
         return true;
     }
     let minors = b.knights() | b.bishops();
     // K+N against a king with queens only.
-    if ours.count() == 2
+    if ours.exactly_two()
         && (ours & b.knights()).any()
         && (theirs & (minors | b.rooks() | b.pawns())).is_empty()
     {
@@ -50,7 +50,8 @@ pub fn has_insufficient_material(pos: &Position, side: Color) -> bool {
     // Same-coloured bishops only, and nothing that could block on the other
     // colour (no knights, no pawns, no bishop of the other colour).
     let our_bishops = ours & b.bishops();
-    if our_bishops.any() && ours.count() == our_bishops.count() + 1 {
+    // (Bishops and the king only.)
+    if our_bishops.any() && (ours - our_bishops).exactly_one() {
         let colour = if (our_bishops & Bitboard::DARK_SQUARES).any() {
             Bitboard::DARK_SQUARES
         } else {
