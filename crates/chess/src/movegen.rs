@@ -198,6 +198,45 @@ impl MoveSink for Counter {
     }
 }
 
+/// Counts moves up to two (0, 1, or 2 for two or more), and stops at two:
+/// all "forced move?" needs, without a population count per piece.
+struct UpToTwo(u32);
+
+impl UpToTwo {
+    #[inline(always)]
+    fn add(&mut self, targets: Bitboard) {
+        self.0 += if targets.more_than_one() { 2 } else { u32::from(targets.any()) };
+    }
+}
+
+impl MoveSink for UpToTwo {
+    #[inline(always)]
+    fn piece(&mut self, _from: Square, targets: Bitboard) {
+        self.add(targets);
+    }
+    #[inline(always)]
+    fn pawns(&mut self, targets: Bitboard, _delta: i32) {
+        self.add(targets);
+    }
+    #[inline(always)]
+    fn double_pushes(&mut self, targets: Bitboard, _delta: i32) {
+        self.add(targets);
+    }
+    #[inline(always)]
+    fn promotions(&mut self, targets: Bitboard, _delta: i32) {
+        // Four moves a square.
+        self.0 += 2 * u32::from(targets.any());
+    }
+    #[inline(always)]
+    fn single(&mut self, _m: Move) {
+        self.0 += 1;
+    }
+    #[inline(always)]
+    fn done(&self) -> bool {
+        self.0 >= 2
+    }
+}
+
 /// Stops at the first legal move.
 struct AnyMove(bool);
 
@@ -305,6 +344,14 @@ impl Position {
         let mut c = Counter(0);
         self.generate(&mut c);
         c.0
+    }
+
+    /// The number of legal moves if below two, else 2.
+    #[inline]
+    pub(crate) fn legal_moves_up_to_two(&self) -> u32 {
+        let mut c = UpToTwo(0);
+        self.generate(&mut c);
+        c.0.min(2)
     }
 
     /// `true` if the side to move has at least one legal move.

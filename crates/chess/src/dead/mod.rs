@@ -366,8 +366,9 @@ pub fn can_mate_with_budget(pos: &Position, side: Color, budget: u64) -> Mateabi
     let mut seen: Vec<u64> = Vec::new();
     // 1. Forced moves.
     loop {
-        // Counting is cheaper than listing, and most positions have choices.
-        let n = pos.count_legal_moves();
+        // Counting is cheaper than listing (and counting up to two is
+        // enough), and most positions have choices.
+        let n = pos.legal_moves_up_to_two();
         if n == 0 {
             return if pos.is_check() && pos.turn() != side {
                 Mateability::CanMate(prefix)
@@ -565,7 +566,7 @@ fn blocked_after_every_move(pos: &Position, side: Color) -> Option<Result<(), Ve
         let mut p = pos.after(m);
         let mut line = vec![m];
         loop {
-            let n = p.count_legal_moves();
+            let n = p.legal_moves_up_to_two();
             if n == 0 {
                 if p.is_check() && p.turn() != side {
                     return Some(Err(line));

@@ -1729,6 +1729,13 @@ mod tests {
     }
 
     #[test]
+    fn counting_up_to_two_moves() {
+        for p in positions() {
+            assert_eq!(u64::from(p.legal_moves_up_to_two()), p.count_legal_moves().min(2), "{}", p.fen());
+        }
+    }
+
+    #[test]
     fn block_count_counts_the_squares_around_a_centre() {
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         for centre in Square::all() {
