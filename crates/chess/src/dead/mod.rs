@@ -258,7 +258,7 @@ const FAST_FIRST_NODES: u64 = 200;
 
 /// The lean search's second try, towards the other corner of the loser's
 /// back rank, gets `FAST_OTHER_CORNER_NODES` nodes.
-const FAST_OTHER_CORNER_NODES: u64 = 100;
+const FAST_OTHER_CORNER_NODES: u64 = 200;
 
 /// The exhaustive walk of step 3 gets `EXHAUSTIVE_FIRST_NODES` nodes (or the
 /// budget, if smaller).
