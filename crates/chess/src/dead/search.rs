@@ -478,6 +478,36 @@ static NINE_BIT_COUNTS: [u8; 512] = {
     t
 };
 
+/// The squares nearer `target` than `from` (king steps: `distance`).
+#[inline(always)]
+fn nearer(target: Square, from: Square) -> Bitboard {
+    Bitboard(NEARER[target.index()][from.distance(target) as usize])
+}
+
+/// `NEARER[t][d]`: the squares at a king distance below `d` from `t` (the
+/// box of side `2d - 1` around it), computed at compile time.
+static NEARER: [[u64; 8]; 64] = {
+    let mut t = [[0u64; 8]; 64];
+    let mut c = 0;
+    while c < 64 {
+        let mut d = 1;
+        while d < 8 {
+            let mut sq = 0;
+            while sq < 64 {
+                let df = ((sq % 8) as i32 - (c % 8) as i32).abs();
+                let dr = ((sq / 8) as i32 - (c / 8) as i32).abs();
+                if df < d && dr < d {
+                    t[c][d as usize] |= 1 << sq;
+                }
+                sq += 1;
+            }
+            d += 1;
+        }
+        c += 1;
+    }
+    t
+};
+
 /// Facts about a node that the narrow search's move scores depend on.
 struct ScoreContext {
     winners_turn: bool,
@@ -1062,7 +1092,7 @@ impl Searcher {
     ) -> bool {
         let role = Role::ALL[R as usize];
         let from_hits = if W { self.zone_hits(role, from, e.occ, e.zone, e.king) } else { 0 };
-        let from_target = from.distance(e.t_king);
+        let king_nearer = if R == 5 { nearer(e.t_king, from) } else { Bitboard::EMPTY };
         let kd_from = e.kd_target[from.index()];
         let from_king = from.distance(e.king) as i32;
         let kd_from_king = i32::from(e.kd_king[from.index()]);
@@ -1078,7 +1108,7 @@ impl Searcher {
                 self.cost_with(e.pos, m, role, e.ctx)
             } else {
                 let going = match role {
-                    Role::King => to.distance(e.t_king) < from_target,
+                    Role::King => king_nearer.contains(to),
                     Role::Knight => e.kd_target[to.index()] < kd_from,
                     _ => false,
                 };
@@ -1169,12 +1199,7 @@ impl Searcher {
         let ours = b.by_color(us);
         let king = pos.king(us);
         let t_king = self.target(true, Role::King);
-        let mut king_keep = theirs;
-        for to in king_attacks(king) {
-            if to.distance(t_king) < king.distance(t_king) {
-                king_keep = king_keep.with(to);
-            }
-        }
+        let king_keep = theirs | (king_attacks(king) & nearer(t_king, king));
         let from_rank = self.pawn_progress_rank(pos);
         let mut advanced = Bitboard::EMPTY;
         for rank in Rank::ALL {
@@ -1220,13 +1245,13 @@ impl Searcher {
         }
         pos.king_and_knight_moves_into(list);
         let king = pos.king(pos.turn());
-        let t_king = self.target(false, Role::King);
+        let king_nearer = nearer(self.target(false, Role::King), king);
         let kd_target = &KNIGHT_DISTANCE[self.target(false, Role::Knight).index()];
         let (mut going, mut other) = (false, false);
         for m in list.iter() {
             let (from, to) = (m.from(), m.to());
             let closer = if from == king {
-                to.distance(t_king) < from.distance(t_king)
+                king_nearer.contains(to)
             } else {
                 kd_target[to.index()] < kd_target[from.index()]
             };
@@ -1269,14 +1294,7 @@ impl Searcher {
         }
         let king = pos.king(loser);
         let t_king = self.target(false, Role::King);
-        let d = king.distance(t_king);
-        let mut going = Bitboard::EMPTY;
-        for to in king_attacks(king) - theirs {
-            if to.distance(t_king) < d {
-                going = going.with(to);
-            }
-        }
-        Some(going)
+        Some((king_attacks(king) - theirs) & nearer(t_king, king))
     }
 
     /// After a move of the winner that makes no progress from a node where
@@ -1732,6 +1750,17 @@ mod tests {
     fn counting_up_to_two_moves() {
         for p in positions() {
             assert_eq!(u64::from(p.legal_moves_up_to_two()), p.count_legal_moves().min(2), "{}", p.fen());
+        }
+    }
+
+    #[test]
+    fn nearer_squares() {
+        for t in Square::all() {
+            for from in Square::all() {
+                for sq in Square::all() {
+                    assert_eq!(nearer(t, from).contains(sq), sq.distance(t) < from.distance(t));
+                }
+            }
         }
     }
 
