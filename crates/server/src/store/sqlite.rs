@@ -13,8 +13,9 @@
 //!   with a oneshot reply over a bounded channel;
 //! - the writer takes everything queued (up to [`MAX_BATCH`] jobs), runs it
 //!   in one `BEGIN IMMEDIATE ... COMMIT` transaction, each job inside its own
-//!   `SAVEPOINT`, so a job that fails (conflict, duplicate request id,
-//!   unknown game) is rolled back alone and the others still commit;
+//!   `SAVEPOINT` (a one-event append needs none, see `append_chunk_sql`), so
+//!   a job that fails (conflict, duplicate request id, unknown game) is
+//!   rolled back alone and the others still commit;
 //! - callers are answered only after `COMMIT` returned, so an `Ok` always
 //!   means "on disk". If anything fails at the database level (disk full,
 //!   I/O error, busy), the whole batch is rolled back, every caller of the
@@ -37,7 +38,7 @@
 //!   statement is a round trip between threads, which costs more than
 //!   SQLite's work on it. Runs of one-event appends (one move each, the bulk
 //!   of the traffic) are therefore sent as chunks of up to 64 appends in one
-//!   multi-statement command, savepoints included (see `append_chunk_sql`);
+//!   multi-statement command (see `append_chunk_sql`);
 //! - copying the WAL back into the database (a checkpoint) writes and syncs
 //!   the database file. A background task does it every 200 ms on its own
 //!   connection, alongside the writer; the writer only completes it once
@@ -970,28 +971,34 @@ async fn apply(conn: &mut SqliteConnection, work: &Work) -> Result<String, Store
 const CHUNK_SIZES: [usize; 4] = [64, 16, 4, 1];
 
 /// Statements per append in a chunk (see [`append_chunk_sql`]).
-const STATEMENTS_PER_APPEND: usize = 5;
+const STATEMENTS_PER_APPEND: usize = 3;
 
 /// The SQL of a chunk of `size` one-event appends: for each, in one string,
 ///
 /// ```sql
-/// SAVEPOINT job;
-/// UPDATE games SET status = <status>, result = <result>
-///     WHERE id = <game> AND last_seq = <expected> AND (status IS NOT <status> OR result IS NOT <result>);
+/// INSERT INTO game_events (...) VALUES (<game>,
+///     CASE (SELECT last_seq FROM games WHERE id = <game>) WHEN <expected> THEN <seq> ELSE 0 END, ...);
 /// UPDATE games SET last_seq = <seq>, ... WHERE id = <game> AND last_seq = <expected>;
-/// INSERT INTO game_events (...) VALUES (<game>, CASE changes() WHEN 1 THEN <seq> ELSE 0 END, ...);
-/// RELEASE job;
+/// UPDATE games SET status = <status>, result = <result>
+///     WHERE id = <game> AND last_seq = <seq> AND (status IS NOT <status> OR result IS NOT <result>);
 /// ```
 ///
-/// This is the savepoint and compare-and-set of [`apply_append`], sent to
-/// the connection's thread as one command instead of one per statement:
-/// the round trips, not SQLite, are what limits a batch. The status and
-/// result are written by an `UPDATE` of their own that matches only when
-/// they change (see [`apply_append`]). `changes()` is the number of rows
-/// the second `UPDATE` just matched; when the compare-and-set failed
-/// the event gets seq 0, which `CHECK (seq >= 1)` refuses. That error stops
-/// the chunk right at the failed append, with its savepoint open and the
-/// appends before it released, exactly as if they had run one by one.
+/// This is the compare-and-set of [`apply_append`], sent to the
+/// connection's thread as one command instead of one per statement: the
+/// round trips, not SQLite, are what limits a batch.
+///
+/// The event is inserted first and carries the compare-and-set: when the
+/// game's `last_seq` is not the one the append expects (or there is no such
+/// game), the event gets seq 0, which `CHECK (seq >= 1)` refuses. A refused
+/// statement leaves nothing behind (SQLite undoes a failed statement alone),
+/// and the append's other statements come after it, so a refusal needs no
+/// savepoint to undo: the chunk stops right at the refused append, the
+/// appends before it written, exactly as if they had run one by one. Once
+/// the event is in, the two `UPDATE`s cannot miss: the writer holds the
+/// database's only write lock, and the primary key (game_id, seq) would
+/// refuse a second event with the same seq anyway. The status and result
+/// are written by an `UPDATE` of their own that matches only when they
+/// change (see [`apply_append`]).
 ///
 /// The placeholders are anonymous and bound in order of appearance (see
 /// [`run_append_chunk`]): sqlx numbers anonymous placeholders across the
@@ -1000,16 +1007,15 @@ const STATEMENTS_PER_APPEND: usize = 5;
 /// placeholders in all but the first append of a chunk.
 fn append_chunk_sql(size: usize) -> SqlStr {
     const APPEND: &str = concat!(
-        "SAVEPOINT job; ",
-        "UPDATE games SET status = ?, result = ? ",
-        "WHERE id = ? AND last_seq = ? AND (status IS NOT ? OR result IS NOT ?); ",
+        "INSERT INTO game_events (",
+        event_columns!(),
+        ") VALUES (?, CASE (SELECT last_seq FROM games WHERE id = ?) WHEN ? THEN ? ELSE 0 END, \
+         ?, ?, ?, ?, ?, ?, ?, ?, ?); ",
         "UPDATE games SET last_seq = ?, updated_wall_ms = ?, view_json = ?, view_format = ?, \
          deadline_wall_ms = ? ",
         "WHERE id = ? AND last_seq = ?; ",
-        "INSERT INTO game_events (",
-        event_columns!(),
-        ") VALUES (?, CASE changes() WHEN 1 THEN ? ELSE 0 END, ?, ?, ?, ?, ?, ?, ?, ?, ?); ",
-        "RELEASE job; "
+        "UPDATE games SET status = ?, result = ? ",
+        "WHERE id = ? AND last_seq = ? AND (status IS NOT ? OR result IS NOT ?); ",
     );
     // The string repeats the fixed text above; every value is bound.
     AssertSqlSafe(Arc::<str>::from(APPEND.repeat(size))).into_sql_str()
@@ -1039,28 +1045,13 @@ async fn run_append_chunk(
     let mut query = sqlx::query(sql.clone());
     for (append, event) in appends {
         query = query
-            // UPDATE games SET status, result WHERE id, last_seq, and
-            // status or result differ
-            .bind(append.status.as_str())
-            .bind(append.result.as_deref())
+            // INSERT INTO game_events VALUES (game_id, seq if the game's
+            // last_seq is the expected one, request_id, actor, at_ms,
+            // wall_ms, event_json, rulings_json, format, request_scope,
+            // request_sha256)
+            .bind(append.game_id.as_str())
             .bind(append.game_id.as_str())
             .bind(append.expected_last_seq)
-            .bind(append.status.as_str())
-            .bind(append.result.as_deref())
-            // UPDATE games SET last_seq, updated_wall_ms, view_json,
-            // view_format, deadline_wall_ms
-            .bind(event.seq)
-            .bind(event.wall_ms)
-            .bind(append.view.as_ref().map(|v| v.json.as_str()))
-            .bind(append.view.as_ref().map(|v| v.format))
-            .bind(append.deadline_wall_ms)
-            // WHERE id, last_seq
-            .bind(append.game_id.as_str())
-            .bind(append.expected_last_seq)
-            // INSERT INTO game_events VALUES (game_id, seq, request_id,
-            // actor, at_ms, wall_ms, event_json, rulings_json, format,
-            // request_scope, request_sha256)
-            .bind(append.game_id.as_str())
             .bind(event.seq)
             .bind(event.request_id.as_deref())
             .bind(event.actor.as_str())
@@ -1070,7 +1061,24 @@ async fn run_append_chunk(
             .bind(event.rulings_json.as_str())
             .bind(event.format)
             .bind(event.origin.as_ref().map(|o| o.scope.as_str()))
-            .bind(event.origin.as_ref().map(|o| o.sha256.as_str()));
+            .bind(event.origin.as_ref().map(|o| o.sha256.as_str()))
+            // UPDATE games SET last_seq, updated_wall_ms, view_json,
+            // view_format, deadline_wall_ms WHERE id, last_seq
+            .bind(event.seq)
+            .bind(event.wall_ms)
+            .bind(append.view.as_ref().map(|v| v.json.as_str()))
+            .bind(append.view.as_ref().map(|v| v.format))
+            .bind(append.deadline_wall_ms)
+            .bind(append.game_id.as_str())
+            .bind(append.expected_last_seq)
+            // UPDATE games SET status, result WHERE id, last_seq, and
+            // status or result differ
+            .bind(append.status.as_str())
+            .bind(append.result.as_deref())
+            .bind(append.game_id.as_str())
+            .bind(event.seq)
+            .bind(append.status.as_str())
+            .bind(append.result.as_deref());
     }
     // The connection's thread runs the statements one after the other and
     // stops at the first error; count how far it got.
@@ -1097,13 +1105,13 @@ async fn run_append_chunk(
     let (append, event) =
         appends.get(released).ok_or_else(|| format!("an append chunk failed after its end: {e}"))?;
     let code = sqlite_code(&e);
-    if code.is_none_or(|code| code & 0xff != code::CONSTRAINT) {
-        // The database itself failed: the whole batch is abandoned.
+    if code.is_none_or(|code| code & 0xff != code::CONSTRAINT) || statements % STATEMENTS_PER_APPEND != 0 {
+        // The database itself failed, or an UPDATE did after its event was
+        // written: the whole batch is abandoned.
         return Err(e.to_string());
     }
-    // A constraint error comes from the UPDATE or the INSERT, so the
-    // append's savepoint is open: undo it before looking into the refusal.
-    exec(conn, "ROLLBACK TO job; RELEASE job").await?;
+    // The INSERT was refused, and with it the whole append: nothing of it
+    // is written, so the refusal can be looked into at once.
     let refusal = if code == Some(code::CHECK) {
         // The event's seq is at least 1 (checked before queueing), so this
         // is the compare-and-set failing.
