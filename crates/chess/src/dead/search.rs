@@ -579,6 +579,8 @@ struct OrderEnv<'a> {
     /// `king`.
     kd_target: &'a [u8; 64],
     kd_king: &'a [u8; 64],
+    /// King distances to `king`.
+    d_king: &'a [u8; 64],
     queens: Bitboard,
     queen_rays: Bitboard,
     past_progress: bool,
@@ -587,12 +589,50 @@ struct OrderEnv<'a> {
     pawn_rank: Rank,
 }
 
-/// Distance to the nearest edge (0 on the edge).
+/// Distance to the nearest edge (0 on the edge), from a table.
+#[inline(always)]
 fn edge_distance(s: Square) -> u32 {
-    let f = s.file().index();
-    let r = s.rank().index();
-    f.min(7 - f).min(r).min(7 - r)
+    u32::from(EDGE_DISTANCE[s.index()])
 }
+
+static EDGE_DISTANCE: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut s = 0;
+    while s < 64 {
+        let (f, r) = (s % 8, s / 8);
+        let mut d = f;
+        if 7 - f < d {
+            d = 7 - f;
+        }
+        if r < d {
+            d = r;
+        }
+        if 7 - r < d {
+            d = 7 - r;
+        }
+        t[s] = d as u8;
+        s += 1;
+    }
+    t
+};
+
+/// King distances between all squares, computed at compile time (the move
+/// orders read the distance to a king for every move).
+static KING_DISTANCE: [[u8; 64]; 64] = {
+    let mut t = [[0u8; 64]; 64];
+    let mut a = 0;
+    while a < 64 {
+        let mut b = 0;
+        while b < 64 {
+            let df = ((a % 8) as i32 - (b % 8) as i32).abs();
+            let dr = ((a / 8) as i32 - (b / 8) as i32).abs();
+            t[a][b] = if df > dr { df as u8 } else { dr as u8 };
+            b += 1;
+        }
+        a += 1;
+    }
+    t
+};
 
 impl Searcher {
     pub(crate) fn new(winner: Color, budget: u64) -> Searcher {
@@ -1042,6 +1082,7 @@ impl Searcher {
             t_king: self.target(winners_turn, Role::King),
             kd_target: &KNIGHT_DISTANCE[t_other.index()],
             kd_king: &KNIGHT_DISTANCE[cx.king.index()],
+            d_king: &KING_DISTANCE[cx.king.index()],
             queens: cx.queens,
             queen_rays: cx.queen_rays,
             past_progress,
@@ -1094,7 +1135,7 @@ impl Searcher {
         let from_hits = if W { self.zone_hits(role, from, e.occ, e.zone, e.king) } else { 0 };
         let king_nearer = if R == 5 { nearer(e.t_king, from) } else { Bitboard::EMPTY };
         let kd_from = e.kd_target[from.index()];
-        let from_king = from.distance(e.king) as i32;
+        let from_king = i32::from(e.d_king[from.index()]);
         let kd_from_king = i32::from(e.kd_king[from.index()]);
         let on_queen_ray = W && e.queen_rays.contains(from);
         let zone_from = e.zone.contains(from);
@@ -1147,7 +1188,7 @@ impl Searcher {
                         gain += (after - before).max(0);
                     }
                 }
-                let closer = from_king - to.distance(e.king) as i32;
+                let closer = from_king - i32::from(e.d_king[to.index()]);
                 let mut s = if role == Role::Pawn {
                     match m.promotion_role() {
                         Some(Role::Queen) => 50,
@@ -1750,6 +1791,17 @@ mod tests {
     fn counting_up_to_two_moves() {
         for p in positions() {
             assert_eq!(u64::from(p.legal_moves_up_to_two()), p.count_legal_moves().min(2), "{}", p.fen());
+        }
+    }
+
+    #[test]
+    fn distance_tables() {
+        for a in Square::all() {
+            let (f, r) = (a.file().index(), a.rank().index());
+            assert_eq!(edge_distance(a), f.min(7 - f).min(r).min(7 - r));
+            for b in Square::all() {
+                assert_eq!(u32::from(KING_DISTANCE[a.index()][b.index()]), a.distance(b));
+            }
         }
     }
 
