@@ -59,6 +59,41 @@ pub fn queen_attacks(sq: Square, occupied: Bitboard) -> Bitboard {
     rook_attacks(sq, occupied) | bishop_attacks(sq, occupied)
 }
 
+/// Squares a rook on `sq` attacks on an empty board (whether a rook there
+/// could ever attack a square).
+#[inline(always)]
+pub fn rook_rays(sq: Square) -> Bitboard {
+    Bitboard(ROOK_RAYS[sq.index()])
+}
+
+/// Squares a bishop on `sq` attacks on an empty board (see [`rook_rays`]).
+#[inline(always)]
+pub fn bishop_rays(sq: Square) -> Bitboard {
+    Bitboard(BISHOP_RAYS[sq.index()])
+}
+
+static ROOK_RAYS: [u64; 64] = empty_board_rays([(1, 0), (-1, 0), (0, 1), (0, -1)]);
+static BISHOP_RAYS: [u64; 64] = empty_board_rays([(1, 1), (1, -1), (-1, 1), (-1, -1)]);
+
+const fn empty_board_rays(dirs: [(i32, i32); 4]) -> [u64; 64] {
+    let mut out = [0u64; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        let mut d = 0;
+        while d < 4 {
+            let (mut f, mut r) = ((sq % 8) as i32 + dirs[d].0, (sq / 8) as i32 + dirs[d].1);
+            while f >= 0 && f < 8 && r >= 0 && r < 8 {
+                out[sq] |= 1 << (r * 8 + f);
+                f += dirs[d].0;
+                r += dirs[d].1;
+            }
+            d += 1;
+        }
+        sq += 1;
+    }
+    out
+}
+
 /// Squares a knight on `sq` attacks.
 #[inline(always)]
 pub fn knight_attacks(sq: Square) -> Bitboard {
@@ -144,6 +179,14 @@ mod tests {
             for sq in Square::all() {
                 assert_eq!(rook_attacks(sq, occ), slow_rook(sq, occ));
             }
+        }
+    }
+
+    #[test]
+    fn empty_board_rays_match_the_lookups() {
+        for sq in Square::all() {
+            assert_eq!(rook_rays(sq), rook_attacks(sq, Bitboard::EMPTY));
+            assert_eq!(bishop_rays(sq), bishop_attacks(sq, Bitboard::EMPTY));
         }
     }
 

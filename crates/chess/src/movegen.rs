@@ -10,7 +10,8 @@ use std::fmt;
 use std::mem::MaybeUninit;
 
 use crate::attacks::{
-    between, bishop_attacks, king_attacks, knight_attacks, line, pawn_attacks, rook_attacks,
+    between, bishop_attacks, bishop_rays, king_attacks, knight_attacks, line, pawn_attacks, rook_attacks,
+    rook_rays,
 };
 use crate::bitboard::Bitboard;
 use crate::position::Position;
@@ -311,6 +312,29 @@ impl MoveSink for Filtered<'_> {
     }
 }
 
+/// The squares of `targets` that the sliders `straight` (rooks and queens)
+/// and `diag` (bishops and queens) attack through `occ`: the attacks of
+/// each slider that could reach one of them at all (a few sliders, where a
+/// test of each target would look up two attack sets per square).
+#[inline(always)]
+fn slider_danger(targets: Bitboard, occ: Bitboard, straight: Bitboard, diag: Bitboard) -> Bitboard {
+    let mut danger = Bitboard::EMPTY;
+    if targets.is_empty() {
+        return danger;
+    }
+    for s in straight {
+        if (rook_rays(s) & targets).any() {
+            danger |= rook_attacks(s, occ);
+        }
+    }
+    for s in diag {
+        if (bishop_rays(s) & targets).any() {
+            danger |= bishop_attacks(s, occ);
+        }
+    }
+    danger & targets
+}
+
 /// Attacks of all `pawns` of `color`, set-wise.
 #[inline(always)]
 pub(crate) fn pawn_attacks_set(color: Color, pawns: Bitboard) -> Bitboard {
@@ -452,13 +476,7 @@ impl Position {
         let blocked = ours | b.kings();
         let occ_no_king = occ - Bitboard::from_square(king);
         let mut king_targets = king_attacks(king) - blocked - danger;
-        for to in king_targets {
-            if (rook_attacks(to, occ_no_king) & their_straight).any()
-                || (bishop_attacks(to, occ_no_king) & their_diag).any()
-            {
-                king_targets.remove(to);
-            }
-        }
+        king_targets = king_targets - slider_danger(king_targets, occ_no_king, their_straight, their_diag);
         sink.piece(king, king_targets);
         if sink.done() {
             return;
@@ -561,13 +579,7 @@ impl Position {
         let blocked = ours | b.kings();
         let occ_no_king = occ - Bitboard::from_square(king);
         let mut king_targets = king_attacks(king) - blocked - danger;
-        for to in king_targets {
-            if (rook_attacks(to, occ_no_king) & their_straight).any()
-                || (bishop_attacks(to, occ_no_king) & their_diag).any()
-            {
-                king_targets.remove(to);
-            }
-        }
+        king_targets = king_targets - slider_danger(king_targets, occ_no_king, their_straight, their_diag);
         list.piece(king, king_targets);
         let knights = b.knights() & ours;
         if checkers.more_than_one() {
