@@ -379,6 +379,8 @@ pub(crate) struct Searcher {
     tt: Table,
     /// The corner the full search steers the loser's king to.
     corner: Square,
+    /// The squares the pieces head for (see [`Searcher::target`]).
+    targets: [Square; 4],
     /// How many moves of the winner and of the loser the narrow search tries.
     widths: (usize, usize),
     /// The fast search prunes with the semi-static analysis after pawn
@@ -644,6 +646,7 @@ impl Searcher {
             interrupted: false,
             tt: Table::default(),
             corner: Square::H8,
+            targets: Searcher::targets_of(Square::H8),
             widths: (4, 3),
             statics: false,
             corners: Corners::ByBishops,
@@ -894,6 +897,7 @@ impl Searcher {
             let file = if lead.file().index() < 4 { crate::types::File::A } else { crate::types::File::H };
             self.corner = Square::from_coords(file, loser.other().back_rank());
         }
+        self.targets = Searcher::targets_of(self.corner);
     }
 
     /// The square a piece of `role` heads for: for the winner, its king two
@@ -905,15 +909,18 @@ impl Searcher {
         self.corner
     }
 
+    #[inline]
     fn target(&self, winners_turn: bool, role: Role) -> Square {
-        let c = self.corner;
+        self.targets[usize::from(winners_turn) * 2 + usize::from(role == Role::King)]
+    }
+
+    /// The targets of [`Searcher::target`] for the mating corner `c`, by
+    /// `[winner's turn][king]` (worked out when the corner is chosen, not at
+    /// every node).
+    fn targets_of(c: Square) -> [Square; 4] {
         let toward_centre_file = if c.file().index() == 0 { 1 } else { -1 };
         let toward_centre_rank = if c.rank().index() == 0 { 8 } else { -8 };
-        match (winners_turn, role == Role::King) {
-            (true, true) => c.offset(2 * toward_centre_rank).unwrap_or(c),
-            (true, false) | (false, true) => c,
-            (false, false) => c.offset(toward_centre_file).unwrap_or(c),
-        }
+        [c.offset(toward_centre_file).unwrap_or(c), c, c, c.offset(2 * toward_centre_rank).unwrap_or(c)]
     }
 
     /// Depth cost of a move in the full search, in the style of D3-Chess:
