@@ -1248,13 +1248,9 @@ impl Searcher {
         let king = pos.king(us);
         let t_king = self.target(true, Role::King);
         let king_keep = theirs | (king_attacks(king) & nearer(t_king, king));
-        let from_rank = self.pawn_progress_rank(pos);
-        let mut advanced = Bitboard::EMPTY;
-        for rank in Rank::ALL {
-            if rank >= from_rank {
-                advanced |= Bitboard::relative_rank(us, rank);
-            }
-        }
+        // The winner's ranks from `pawn_progress_rank` on.
+        let from_rank = 8 * self.pawn_progress_rank(pos).index();
+        let advanced = Bitboard(if us.is_white() { u64::MAX << from_rank } else { u64::MAX >> from_rank });
         let lines = filter.diag | filter.straight;
         let mut sink = WinnerCandidates {
             list,
