@@ -171,57 +171,84 @@
 //! the dispatch by piece of the move order, the kinds of move in
 //! `Position::after`).
 //!
-//! A second pass (fastest of 3 runs on a quieter machine, interleaved with
-//! the build before it: 6.0 µs per query on average before, 5.4 to 5.8 µs
-//! after, the median query 4.1 µs before and 3.75 to 4.0 µs after, the same
-//! answers) found that the population count was dear: the crate is built
-//! for the baseline x86-64, which has no instruction for it, so
-//! `count_ones` is a dozen instructions, and the material rules and
-//! `need_loser_promotion` (at every node), the zone hits of the winner's
-//! move order (at every move of the winner) and the forced-moves step
-//! counted squares. They now test for exactly one or two squares with bit
-//! tricks, count the 3×3 block around the loser's king by a 512-entry
-//! table, and count legal moves only up to two (about 9% of the time; a
-//! build with `popcnt` enabled is no faster than this one). The search
-//! towards the next corner got 200 nodes instead of 100 (about 1% more):
-//! of the 1,039 queries whose first lean search fails, it settles more
-//! before the walk. Where the time goes now (profile and runs with a part
-//! done twice): the move order some 1.6 µs a query, the move generation
-//! (full lists and the winner's candidates) 1.3 µs, the mate-in-one tests
-//! 0.8 µs, the children's `Position::after` 0.4 µs, the transposition
-//! table's probes (cache misses) 3%; by step, the first lean search 80% of
-//! the time (queens 26%, rooks 34%, minor pieces 10%, pawns only 10%),
-//! the second one 6%, the walk 9% and the later steps 5%, and the 1,039
-//! queries whose first lean search fails spend 0.43 µs of the average in
-//! it. A query's time follows its witness's length, about 0.27 µs a ply.
-//! Tried without gain in that pass: the lookups by occupancy of sliders only
-//! when one is aligned with the square (the king's moves in the generator,
-//! the flight squares of the mate-in-one test, the loser-cut test); the
-//! loser's moves ordered as the generator lists them (no move list), and
-//! the groups of a piece's moves recorded by the generator (no search for a
-//! piece's last move nor lookup of its role: 5% slower); a piece's targets
-//! appended four at a time without a branch per move; the role bitboards
-//! of `Position::after` updated without a branch on the role (two ways);
-//! the moves cut by depth scored and counted without a branch (5% slower);
-//! the best move tracked by the order's loop instead of a scan after it
-//! (4% slower), or found by a branch-free scan; the mate-in-one filter
-//! working out the piece's role once (4% slower); the transposition table's
-//! entries packed into 8 bytes (2% slower); `cost_with` kept out of the
-//! order's loops; at least four blocked pawns told without a count; other
-//! orders of the steps after the first lean search (at best 1% on the step
-//! costs), other first budgets (the same), 1,500 nodes for the brief walk
-//! (slower built with the 200 nodes of the second corner, the median query
-//! included); the loser's progress moves first at its nodes after progress
-//! (3 answers lost). Builds differ by up to 5% from code layout alone (two
-//! constants changed made the median query, which they do not touch, 7%
-//! slower), so that gains below some 2% cannot be told apart; and the
-//! branch simulation of cachegrind overstates the mispredicted loop exits
-//! (removing most of them gained nothing).
+//! A second pass (fastest of 3 runs on a quieter machine, three rounds
+//! interleaved with the build before it: 5.96 to 6.23 µs per query on
+//! average before, 5.01 to 5.07 µs after, 0.82 to 0.84 times; the median
+//! query 4.1 to 4.3 µs before, 3.5 µs after; p99 39 µs before, 31 µs
+//! after; the slowest query 1.9 to 2.0 ms before, 1.6 to 1.7 ms after; a
+//! first run 11.7 to 12.4 µs before, 10.2 to 10.9 µs after; the same
+//! answers) took constant work out of every node, the same search node for
+//! node but for one budget:
 //!
-//! The target, 5 µs on average, is not reached (the median query
-//! takes 3.75 to 4.0 µs): it would need both fewer nodes and cheaper ones.
-//! The first lean search alone takes some 4.4 µs of the average, the
-//! queries it leaves to the next steps 1.1 µs more. The helpmates these searches find
+//! * The population count was dear: the crate is built for the baseline
+//!   x86-64, which has no instruction for it (`count_ones` is a dozen
+//!   instructions), and the material rules and `need_loser_promotion` (at
+//!   every node), the zone hits of the winner's move order (at every move
+//!   of the winner) and the forced-moves step counted squares. They now
+//!   test for exactly one or two squares with bit tricks, count the 3×3
+//!   block around the loser's king by a 512-entry table, and count legal
+//!   moves only up to two (some 9%; a build with `popcnt` enabled is no
+//!   faster than this one).
+//! * So was arithmetic on squares: king distances and edge distances of the
+//!   move order come from tables, the squares nearer a king's target from a
+//!   table of boxes (no distance per square), the targets are worked out
+//!   when the corner is chosen rather than two to six times a node, the
+//!   winner's ranks of pawn progress are one shift, and
+//!   `Role::from_index` is a match rather than a table (some 10% together).
+//! * The generator finds the king's squares attacked by sliders set-wise,
+//!   one lookup per slider that could reach them rather than two per square
+//!   (some 2%).
+//! * The search towards the next corner got 200 nodes instead of 100 (some
+//!   1%): of the 1,039 queries whose first lean search fails it settles
+//!   more before the walk (a larger budget only adds answers).
+//!
+//! Where the time goes now (profile, and runs with a part done twice): the
+//! move order a quarter, the move generation (full lists and the winner's
+//! candidates) a sixth, the mate-in-one tests a seventh (`Position::after`
+//! and the flight squares' attackers most of it), the children's
+//! `Position::after` a twentieth, the transposition table's probes (cache
+//! misses) 4%; by step, the first lean search 80% of the time (queens 26%,
+//! rooks 34%, minor pieces 10%, pawns only 10%), the second one 6%, the
+//! walk 9% and the later steps 5%, and the 1,039 queries whose first lean
+//! search fails spend 0.43 µs of the average in it. A query's time follows
+//! its witness's length, about 0.27 µs a ply before the pass.
+//!
+//! Tried without gain in that pass: the lookups by occupancy of sliders
+//! replaced or skipped when none is aligned with the square in the attack
+//! tests (the flight squares of the mate-in-one test, the loser-cut test:
+//! by the squares between an aligned slider and the square, 1.5% slower;
+//! set-wise; with a test of the rays first); rook attacks by rank and file
+//! tables ("kindergarten", 4.5 KiB instead of the magic table's 800 KiB:
+//! 6% slower); the loser's moves ordered as the generator lists them (no
+//! move list), and the groups of a piece's moves recorded by the generator
+//! (no search for a piece's last move nor lookup of its role: 5% slower);
+//! a piece's targets appended four at a time without a branch per move; the
+//! role bitboards of `Position::after` updated without a branch on the role
+//! (two ways), and the moving piece's role handed to it by the move order
+//! (1% slower); the moves cut by depth scored and counted without a branch
+//! (5% slower); the best move tracked by the order's loop instead of a scan
+//! after it (4% slower), or found by a branch-free scan; the mate-in-one
+//! filter working out the piece's role once (4% slower); the transposition
+//! table's entries packed into 8 bytes (2% slower); `cost_with` kept out of
+//! the order's loops; `File::new` and `Rank::new` by a match (1% slower);
+//! the empty-board rays of `blockers_for` from a table; at least four
+//! blocked pawns told without a count; other orders of the steps after the
+//! first lean search (at best 1% on the step costs), other first budgets
+//! (the same), 1,500 nodes for the brief walk (slower built with the 200
+//! nodes of the second corner, the median query included); the loser's
+//! progress moves first at its nodes after progress (3 answers lost).
+//! Builds differ by up to 5% from code layout alone (two constants changed
+//! made the median query, which they do not touch, 7% slower), so that
+//! gains below some 2% cannot be told apart; and the branch simulation of
+//! cachegrind overstates the mispredicted loop exits (removing most of them
+//! gained nothing).
+//!
+//! The target, 5 µs on average, is nearly reached on a quiet
+//! machine (5.0 to 5.1 µs) but not on the loaded one where it was measured
+//! before (7.5 to 7.7 µs then, some 6.3 µs expected now): it would need
+//! both fewer nodes and cheaper ones. The first lean search alone takes
+//! some 4 µs of the average, the queries it leaves to the next steps 1 µs
+//! more. The helpmates these searches find
 //! follow D3-Chess's mating corner (kings walking, pawns promoting), some
 //! 20 plies long where shorter tactical ones exist; searches steered
 //! towards the short ones (the narrow search or a greedy line first, even
