@@ -587,8 +587,8 @@ struct OrderEnv<'a> {
     queen_rays: Bitboard,
     past_progress: bool,
     depth: i32,
-    /// See [`Searcher::pawn_progress_rank`].
-    pawn_rank: Rank,
+    /// The winner's ranks of pawn progress (see [`Searcher::advanced_ranks`]).
+    advanced: Bitboard,
 }
 
 /// Distance to the nearest edge (0 on the edge), from a table.
@@ -1006,6 +1006,14 @@ impl Searcher {
         }
     }
 
+    /// The winner's ranks from [`Searcher::pawn_progress_rank`] on: its pawn
+    /// moves to them make progress.
+    #[inline]
+    fn advanced_ranks(&self, pos: &Position) -> Bitboard {
+        let from_rank = 8 * self.pawn_progress_rank(pos).index();
+        Bitboard(if self.winner.is_white() { u64::MAX << from_rank } else { u64::MAX >> from_rank })
+    }
+
     /// Whether only a promotion of the loser can give the winner a mate
     /// (the winner has K+N against no minor piece or rook, or same-coloured
     /// bishops only with no other-coloured bishop and no loser knight).
@@ -1094,7 +1102,7 @@ impl Searcher {
             queen_rays: cx.queen_rays,
             past_progress,
             depth,
-            pawn_rank: self.pawn_progress_rank(pos),
+            advanced: self.advanced_ranks(pos),
         };
         let mut cut = false;
         let mut i = 0;
@@ -1162,7 +1170,7 @@ impl Searcher {
                 };
                 let takes = capture || (role == Role::Pawn && m.is_en_passant());
                 if W {
-                    let advanced = role == Role::Pawn && to.rank().relative_to(self.winner) >= e.pawn_rank;
+                    let advanced = role == Role::Pawn && e.advanced.contains(to);
                     if advanced || takes || going { (0, true) } else { (1, false) }
                 } else if going {
                     (0, true)
@@ -1248,9 +1256,7 @@ impl Searcher {
         let king = pos.king(us);
         let t_king = self.target(true, Role::King);
         let king_keep = theirs | (king_attacks(king) & nearer(t_king, king));
-        // The winner's ranks from `pawn_progress_rank` on.
-        let from_rank = 8 * self.pawn_progress_rank(pos).index();
-        let advanced = Bitboard(if us.is_white() { u64::MAX << from_rank } else { u64::MAX >> from_rank });
+        let advanced = self.advanced_ranks(pos);
         let lines = filter.diag | filter.straight;
         let mut sink = WinnerCandidates {
             list,
