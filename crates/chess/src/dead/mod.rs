@@ -173,12 +173,12 @@
 //!
 //! A second pass (fastest of 3 runs on a quieter machine, three rounds
 //! interleaved with the build before it: 5.96 to 6.23 µs per query on
-//! average before, 5.01 to 5.07 µs after, 0.82 to 0.84 times; the median
-//! query 4.1 to 4.3 µs before, 3.5 µs after; p99 39 µs before, 31 µs
-//! after; the slowest query 1.9 to 2.0 ms before, 1.6 to 1.7 ms after; a
-//! first run 11.7 to 12.4 µs before, 10.2 to 10.9 µs after; the same
-//! answers) took constant work out of every node, the same search node for
-//! node but for one budget:
+//! average before, 4.92 to 5.07 µs after, 0.82 to 0.84 times; the median
+//! query 4.1 to 4.3 µs before, 3.4 to 3.5 µs after; p99 38 to 40 µs
+//! before, 31 µs after; the slowest query 1.9 to 2.0 ms before, 1.6 to 1.7
+//! ms after; a first run 11.7 to 12.4 µs before, 10.2 to 10.9 µs after; the
+//! same answers) took constant work out of every node, the same search node
+//! for node but for one budget:
 //!
 //! * The population count was dear: the crate is built for the baseline
 //!   x86-64, which has no instruction for it (`count_ones` is a dozen
@@ -245,8 +245,8 @@
 //! cachegrind overstates the mispredicted loop exits (removing most of them
 //! gained nothing).
 //!
-//! The target, 5 µs on average, is nearly reached on a quiet
-//! machine (5.0 to 5.1 µs) but not on the loaded one where it was measured
+//! The target, 5 µs on average, is about reached on a quiet
+//! machine (4.9 to 5.1 µs) but not on the loaded one where it was measured
 //! before (7.5 to 7.7 µs then, some 6.3 µs expected now): it would need
 //! both fewer nodes and cheaper ones. The first lean search alone takes
 //! some 4 µs of the average, the queries it leaves to the next steps 1 µs
