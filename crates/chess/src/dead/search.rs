@@ -490,11 +490,11 @@ fn nearer(target: Square, from: Square) -> Bitboard {
 /// box of side `2d - 1` around it), computed at compile time.
 static NEARER: [[u64; 8]; 64] = {
     let mut t = [[0u64; 8]; 64];
-    let mut c = 0;
+    let mut c = 0usize;
     while c < 64 {
         let mut d = 1;
         while d < 8 {
-            let mut sq = 0;
+            let mut sq = 0usize;
             while sq < 64 {
                 let df = ((sq % 8) as i32 - (c % 8) as i32).abs();
                 let dr = ((sq / 8) as i32 - (c / 8) as i32).abs();
