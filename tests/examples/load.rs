@@ -16,6 +16,12 @@
 //! cargo run --release -p arbiter-e2e --example load -- --games 1000 --rate 0 --seconds 20 --basic
 //! ```
 //!
+//! The move phase starts with every game being created at once, a burst of
+//! a thousand creations the moves of that first second wait behind; the
+//! figures are of the `--seconds` after a warm-up (`--warmup-seconds`,
+//! default 2), when every game is playing. The warm-up's own moves are
+//! reported on a line of their own.
+//!
 //! By default it starts the server in this process on a temporary SQLite
 //! file (synchronous=FULL, so every acknowledged move is on disk). With
 //! `--daemon` it runs `arbiterd` as a child process instead (as shipped: its
@@ -51,6 +57,8 @@ struct Args {
     /// Moves per second offered in all; 0 for a closed loop.
     rate: u64,
     seconds: u64,
+    /// Seconds of the move phase before the measured ones.
+    warmup_seconds: u64,
     connections: usize,
     flag_games: usize,
     daemon: bool,
@@ -67,6 +75,7 @@ fn args() -> Args {
         games: 1000,
         rate: 5000,
         seconds: 20,
+        warmup_seconds: 2,
         connections: 8,
         flag_games: 200,
         daemon: false,
@@ -111,14 +120,15 @@ fn args() -> Args {
         match (argv[i].as_str(), value) {
             ("--games", Some(v)) => a.games = v as usize,
             ("--seconds", Some(v)) => a.seconds = v,
+            ("--warmup-seconds", Some(v)) => a.warmup_seconds = v,
             ("--rate", Some(v)) => a.rate = v,
             ("--connections", Some(v)) => a.connections = v.max(1) as usize,
             ("--flag-games", Some(v)) => a.flag_games = v as usize,
             (other, _) => {
                 eprintln!("unknown or incomplete argument {other}");
                 eprintln!(
-                    "usage: load [--games N] [--rate MOVES_PER_S] [--seconds S] [--connections C] [--flag-games F] \
-                     [--basic] [--daemon | --replicas COUNT,... [--spread]]"
+                    "usage: load [--games N] [--rate MOVES_PER_S] [--seconds S] [--warmup-seconds W] [--connections C] \
+                     [--flag-games F] [--basic] [--daemon | --replicas COUNT,... [--spread]]"
                 );
                 std::process::exit(2);
             }
@@ -426,7 +436,7 @@ async fn measure(a: &Args, server: Server) -> Rates {
         let (name, _) = start_game(&mut arbiter, "3600").await;
         flag_names.push(name);
     }
-    let window_ms = (a.seconds * 1000).saturating_sub(2000).max(1000) as i64;
+    let window_ms = ((a.warmup_seconds + a.seconds) * 1000).saturating_sub(2000).max(1000) as i64;
     for (i, name) in flag_names.iter().enumerate() {
         let remaining_ms = 1000 + window_ms * i as i64 / a.flag_games.max(1) as i64;
         arbiter
@@ -443,6 +453,8 @@ async fn measure(a: &Args, server: Server) -> Rates {
     // The move phase.
     let interval = (a.rate > 0).then(|| Duration::from_secs_f64(a.games as f64 / a.rate as f64));
     let phase_start = tokio::time::Instant::now() + Duration::from_millis(200);
+    // Moves sent from then on are the measured ones.
+    let measured_from = phase_start + Duration::from_secs(a.warmup_seconds);
     let stop = Arc::new(AtomicBool::new(false));
     let games_finished = Arc::new(AtomicU64::new(0));
     let mut tasks = Vec::new();
@@ -459,7 +471,8 @@ async fn measure(a: &Args, server: Server) -> Rates {
             // interval, then every interval.
             let mut due = interval.map(|iv| phase_start + iv.mul_f64(i as f64 / games as f64));
             let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ (i as u64 + 1).wrapping_mul(0x1000_0000_01b3));
-            let mut lat = Vec::new();
+            // Latencies of the warm-up's moves, then of the measured ones.
+            let (mut warmup, mut lat) = (Vec::new(), Vec::new());
             'games: while !stop.load(Ordering::Relaxed) {
                 let (name, tokens) = start_game(&mut arbiter, "90+30").await;
                 let mut players = tokens.clone().map(|t| client(channel.clone(), &t));
@@ -495,7 +508,12 @@ async fn measure(a: &Args, server: Server) -> Rates {
                             ..Default::default()
                         })
                         .await;
-                    lat.push(t.elapsed().as_micros() as u32);
+                    let latency = t.elapsed().as_micros() as u32;
+                    if t < measured_from.into_std() {
+                        warmup.push(latency)
+                    } else {
+                        lat.push(latency)
+                    }
                     let game = reply.expect("move accepted").into_inner().game.expect("game");
                     if game.status == pb::GameStatus::Finished as i32 {
                         finished.fetch_add(1, Ordering::Relaxed);
@@ -504,7 +522,7 @@ async fn measure(a: &Args, server: Server) -> Rates {
                     pos = pos.after(m);
                 }
             }
-            lat
+            (warmup, lat)
         }));
     }
     let mut processes = server.processes();
@@ -512,16 +530,22 @@ async fn measure(a: &Args, server: Server) -> Rates {
     let here =
         if matches!(server, Server::InProcess(_)) { "load generator and server" } else { "load generator" };
     processes.push((here, std::process::id()));
+    tokio::time::sleep_until(measured_from).await;
     let cpu_before = cpu_by_kind(&processes);
     let started = Instant::now();
     tokio::time::sleep(Duration::from_secs(a.seconds)).await;
     stop.store(true, Ordering::Relaxed);
     let cpu_after = cpu_by_kind(&processes);
-    let mut lat = Vec::new();
+    let (mut warmup, mut lat) = (Vec::new(), Vec::new());
     for t in tasks {
-        lat.extend(t.await.expect("task"));
+        let (w, l) = t.await.expect("task");
+        warmup.extend(w);
+        lat.extend(l);
     }
     let seconds = started.elapsed().as_secs_f64();
+    if a.warmup_seconds > 0 {
+        report("MakeMove, warm-up (left out)", &mut warmup, a.warmup_seconds as f64);
+    }
     let moves = lat.len() as f64 / seconds;
     let count = lat.len().max(1) as f64;
     report("MakeMove (durable)", &mut lat, seconds);
