@@ -42,7 +42,7 @@
 //! - copying the WAL back into the database (a checkpoint) writes and syncs
 //!   the database file. A background task does it every 200 ms on its own
 //!   connection, alongside the writer; the writer only completes it once
-//!   the WAL reaches 40 MB, which is what lets SQLite start the WAL afresh.
+//!   the WAL reaches 160 MB, which is what lets SQLite start the WAL afresh.
 
 use std::str::FromStr;
 use std::sync::Arc;
