@@ -127,6 +127,15 @@ fn checkmating_move_with(pos: &Position, list: &[Move], filter: &CheckFilter) ->
     })
 }
 
+/// The first of `checks` (moves that may give check, each with whether it
+/// checks directly, see [`WinnerCandidates`]) that checkmates.
+fn checkmating_among(pos: &Position, checks: &[(Move, bool)]) -> Option<Move> {
+    checks.iter().find_map(|&(m, direct)| {
+        let next = pos.after(m);
+        ((direct || next.is_check()) && !king_can_step_out(&next) && !next.has_legal_move()).then_some(m)
+    })
+}
+
 /// `true` if the side to move's king has a square to go to that no enemy
 /// piece attacks (a quick way to see that a check is not mate).
 #[inline]
@@ -144,10 +153,18 @@ fn king_can_step_out(pos: &Position) -> bool {
 /// captures, its pawns' moves to its 6th rank or beyond (or lower, see
 /// [`Searcher::pawn_progress_rank`]), its king's and
 /// knights' moves towards their targets), in the order of the full list;
-/// `dropped` tells whether any other legal move was left out.
+/// `dropped` tells whether any other legal move was left out. With every
+/// `keep` set full it lists every legal move, in the generator's order. The
+/// moves that may give check also go to `checks`, in the same order, each
+/// with whether the piece attacks the king from where it lands: the
+/// mate-in-one test then plays them without testing every move of the list
+/// (a role lookup and a few mispredicted branches a move, most of that
+/// test's cost before the moves it plays).
 struct WinnerCandidates<'a> {
     list: &'a mut MoveList,
+    checks: &'a mut Vec<(Move, bool)>,
     dropped: bool,
+    board: &'a crate::board::Board,
     special: Bitboard,
     king: Square,
     /// Where the king's moves are kept: towards its target, or captures.
@@ -165,6 +182,9 @@ struct WinnerCandidates<'a> {
     /// Where pawn moves are kept: checks, captures, the ranks of progress
     /// (see [`Searcher::pawn_progress_rank`]).
     pawn_keep: Bitboard,
+    /// The squares from which a piece checks the loser's king, by role
+    /// (`Role as usize`; none for the king).
+    check_squares: [Bitboard; 6],
 }
 
 impl WinnerCandidates<'_> {
@@ -176,6 +196,14 @@ impl WinnerCandidates<'_> {
             self.list.push(Move::normal(from, to));
         }
     }
+
+    /// Records the moves from `from` to `checking` (direct checks).
+    #[inline(always)]
+    fn checks(&mut self, from: Square, checking: Bitboard) {
+        for to in checking {
+            self.checks.push((Move::normal(from, to), true));
+        }
+    }
 }
 
 impl MoveSink for WinnerCandidates<'_> {
@@ -183,6 +211,12 @@ impl MoveSink for WinnerCandidates<'_> {
     fn piece(&mut self, from: Square, targets: Bitboard) {
         if self.special.contains(from) {
             self.keep(from, targets, Bitboard::FULL);
+            // Every move may discover a check.
+            let role = self.board.role_at(from).unwrap_or(Role::King);
+            let direct = self.check_squares[role as usize];
+            for to in targets {
+                self.checks.push((Move::normal(from, to), direct.contains(to)));
+            }
         } else if from == self.king {
             self.keep(from, targets, self.king_keep);
         } else if self.knights.contains(from) {
@@ -194,20 +228,29 @@ impl MoveSink for WinnerCandidates<'_> {
                 }
             }
             self.keep(from, targets, keep);
+            self.checks(from, targets & self.check_squares[Role::Knight as usize]);
         } else if self.queens.contains(from) {
             self.keep(from, targets, self.queen_keep);
+            self.checks(from, targets & self.check_squares[Role::Queen as usize]);
         } else if self.bishops.contains(from) {
             self.keep(from, targets, self.bishop_keep);
+            self.checks(from, targets & self.check_squares[Role::Bishop as usize]);
         } else {
             self.keep(from, targets, self.rook_keep);
+            self.checks(from, targets & self.check_squares[Role::Rook as usize]);
         }
     }
     #[inline(always)]
     fn pawns(&mut self, targets: Bitboard, delta: i32) {
+        let checking = self.check_squares[Role::Pawn as usize];
         for to in targets {
             let from = Square::new((to.index() as i32 - delta) as u32);
             if self.pawn_keep.contains(to) || self.special.contains(from) {
-                self.list.push(Move::normal(from, to));
+                let m = Move::normal(from, to);
+                self.list.push(m);
+                if checking.contains(to) || self.special.contains(from) {
+                    self.checks.push((m, checking.contains(to)));
+                }
             } else {
                 self.dropped = true;
             }
@@ -215,10 +258,15 @@ impl MoveSink for WinnerCandidates<'_> {
     }
     #[inline(always)]
     fn double_pushes(&mut self, targets: Bitboard, delta: i32) {
+        let checking = self.check_squares[Role::Pawn as usize];
         for to in targets {
             let from = Square::new((to.index() as i32 - delta) as u32);
             if self.pawn_keep.contains(to) || self.special.contains(from) {
-                self.list.push(Move::double_push(from, to));
+                let m = Move::double_push(from, to);
+                self.list.push(m);
+                if checking.contains(to) || self.special.contains(from) {
+                    self.checks.push((m, checking.contains(to)));
+                }
             } else {
                 self.dropped = true;
             }
@@ -226,11 +274,20 @@ impl MoveSink for WinnerCandidates<'_> {
     }
     #[inline(always)]
     fn promotions(&mut self, targets: Bitboard, delta: i32) {
+        // (From the 7th rank: every promotion may check.)
+        let start = self.list.len();
         self.list.promotions(targets, delta);
+        for &m in &self.list[start..] {
+            self.checks.push((m, false));
+        }
     }
     #[inline(always)]
     fn single(&mut self, m: Move) {
+        // Castling and en passant may check (an en passant capture directly
+        // too).
         self.list.push(m);
+        let direct = m.is_en_passant() && self.check_squares[Role::Pawn as usize].contains(m.to());
+        self.checks.push((m, direct));
     }
 }
 
@@ -250,6 +307,9 @@ pub(crate) struct FastTable {
     /// The legal moves of the node being expanded (consumed before its
     /// children are searched).
     moves: Box<MoveList>,
+    /// The moves of `moves` that may give check, at a node of the winner
+    /// (see [`WinnerCandidates`]).
+    checks: Vec<(Move, bool)>,
     /// The ordered moves of every node of the current line, one slice each.
     order: Vec<(i32, Move, bool)>,
     /// The exhaustive walk's memory.
@@ -277,6 +337,7 @@ impl FastTable {
             entries: vec![FastEntry::default(); Self::SIZE].into_boxed_slice(),
             epoch: 0,
             moves: Box::new(MoveList::new()),
+            checks: Vec::with_capacity(256),
             order: Vec::with_capacity(1024),
             walk: Box::default(),
         }
@@ -1247,8 +1308,17 @@ impl Searcher {
     /// just made, in the ordinary case (no blocked pawns and bishops): puts
     /// into `list` the legal moves its mate-in-one test and its moves of
     /// cost 0 need (see [`WinnerCandidates`]) and returns whether another
-    /// legal move was left out (then some move is cut by depth).
-    fn winner_candidates(&self, pos: &Position, filter: &CheckFilter, list: &mut MoveList) -> bool {
+    /// legal move was left out (then some move is cut by depth). With `all`,
+    /// every legal move goes to `list` (in the generator's order). The moves
+    /// of `list` that may give check also go to `checks`.
+    fn winner_candidates(
+        &self,
+        pos: &Position,
+        filter: &CheckFilter,
+        all: bool,
+        list: &mut MoveList,
+        checks: &mut Vec<(Move, bool)>,
+    ) -> bool {
         let b = pos.board();
         let us = self.winner;
         let theirs = b.by_color(us.other());
@@ -1258,21 +1328,25 @@ impl Searcher {
         let king_keep = theirs | (king_attacks(king) & nearer(t_king, king));
         let advanced = self.advanced_ranks(pos);
         let lines = filter.diag | filter.straight;
+        let or_all = |bb: Bitboard| if all { Bitboard::FULL } else { bb };
         let mut sink = WinnerCandidates {
             list,
+            checks,
             dropped: false,
+            board: b,
             special: filter.special,
             king,
-            king_keep,
+            king_keep: or_all(king_keep),
             knights: b.knights() & ours,
-            knight_keep: filter.knight | theirs,
+            knight_keep: or_all(filter.knight | theirs),
             kd_target: &KNIGHT_DISTANCE[self.target(true, Role::Knight).index()],
             queens: b.queens() & ours,
             bishops: b.bishops() & ours,
-            queen_keep: lines | theirs,
-            bishop_keep: filter.diag | theirs,
-            rook_keep: filter.straight | theirs,
-            pawn_keep: filter.pawn | theirs | advanced,
+            queen_keep: or_all(lines | theirs),
+            bishop_keep: or_all(filter.diag | theirs),
+            rook_keep: or_all(filter.straight | theirs),
+            pawn_keep: or_all(filter.pawn | theirs | advanced),
+            check_squares: [filter.pawn, filter.knight, filter.diag, filter.straight, lines, Bitboard::EMPTY],
         };
         pos.generate(&mut sink);
         sink.dropped
@@ -1411,8 +1485,9 @@ impl Searcher {
         let mut left_out = false;
         // At a node of the loser: whether a move goes towards its target.
         let mut going = true;
-        if let (true, Some(filter)) = (shallow, &filter) {
-            left_out = self.winner_candidates(pos, filter, &mut tt.moves);
+        tt.checks.clear();
+        if let Some(filter) = &filter {
+            left_out = self.winner_candidates(pos, filter, !shallow, &mut tt.moves, &mut tt.checks);
         } else if let Some(g) =
             if shallow && !winners_turn { self.progress_moves_only(pos, &ctx, &mut tt.moves) } else { None }
         {
@@ -1430,9 +1505,7 @@ impl Searcher {
         }
         tt.store(key, depth);
         self.nodes += 1;
-        if let Some(filter) = &filter
-            && let Some(m) = checkmating_move_with(pos, &tt.moves, filter)
-        {
+        if winners_turn && let Some(m) = checkmating_among(pos, &tt.checks) {
             self.line.push(m);
             return true;
         }
@@ -1871,7 +1944,21 @@ mod tests {
                 let pawn_rank = s.pawn_progress_rank(&p);
                 let filter = CheckFilter::new(&p);
                 let mut list = MoveList::new();
-                let dropped = s.winner_candidates(&p, &filter, &mut list);
+                let mut checks = Vec::new();
+                let dropped = s.winner_candidates(&p, &filter, false, &mut list, &mut checks);
+                // Every legal move with `all`, with the same checks.
+                let mut all = MoveList::new();
+                let mut all_checks = Vec::new();
+                assert!(!s.winner_candidates(&p, &filter, true, &mut all, &mut all_checks));
+                assert_eq!(all.as_slice(), full.as_slice(), "{}", p.fen());
+                let expected_checks: Vec<(Move, bool)> = full
+                    .iter()
+                    .copied()
+                    .filter(|&m| filter.may_check(m, b.role_at(m.from()).unwrap()))
+                    .map(|m| (m, !m.is_promotion() && filter.direct(b.role_at(m.from()).unwrap(), m.to())))
+                    .collect();
+                assert_eq!(all_checks, expected_checks, "{}", p.fen());
+                assert_eq!(checks, expected_checks, "{}", p.fen());
                 let t_king = s.target(true, Role::King);
                 let t_knight = s.target(true, Role::Knight);
                 let expected: Vec<Move> = full
