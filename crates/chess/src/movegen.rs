@@ -119,6 +119,28 @@ impl fmt::Debug for MoveList {
 pub(crate) trait MoveSink {
     /// Ordinary moves of a non-pawn piece from `from` to each of `targets`.
     fn piece(&mut self, from: Square, targets: Bitboard);
+    /// As [`MoveSink::piece`], for the king's moves (castling aside).
+    #[inline(always)]
+    fn king(&mut self, from: Square, targets: Bitboard) {
+        self.piece(from, targets);
+    }
+    /// As [`MoveSink::piece`], for a knight's moves.
+    #[inline(always)]
+    fn knight(&mut self, from: Square, targets: Bitboard) {
+        self.piece(from, targets);
+    }
+    /// As [`MoveSink::piece`], for the diagonal moves of a bishop or a
+    /// queen (a queen's other moves come in a call of
+    /// [`MoveSink::straight`]).
+    #[inline(always)]
+    fn diagonal(&mut self, from: Square, targets: Bitboard) {
+        self.piece(from, targets);
+    }
+    /// As [`MoveSink::piece`], for the straight moves of a rook or a queen.
+    #[inline(always)]
+    fn straight(&mut self, from: Square, targets: Bitboard) {
+        self.piece(from, targets);
+    }
     /// Non-promoting pawn moves landing on `targets`, each from `to - delta`.
     fn pawns(&mut self, targets: Bitboard, delta: i32);
     /// Double pushes landing on `targets`, each from `to - delta`.
@@ -477,7 +499,7 @@ impl Position {
         let occ_no_king = occ - Bitboard::from_square(king);
         let mut king_targets = king_attacks(king) - blocked - danger;
         king_targets = king_targets - slider_danger(king_targets, occ_no_king, their_straight, their_diag);
-        sink.piece(king, king_targets);
+        sink.king(king, king_targets);
         if sink.done() {
             return;
         }
@@ -507,22 +529,22 @@ impl Position {
 
         let movable = ours - pinned;
         for n in b.knights() & movable {
-            sink.piece(n, knight_attacks(n) & target);
+            sink.knight(n, knight_attacks(n) & target);
         }
         for s in b.diagonal_sliders() & movable {
-            sink.piece(s, bishop_attacks(s, occ) & target);
+            sink.diagonal(s, bishop_attacks(s, occ) & target);
         }
         for s in b.straight_sliders() & movable {
-            sink.piece(s, rook_attacks(s, occ) & target);
+            sink.straight(s, rook_attacks(s, occ) & target);
         }
         // A pinned piece can never help against a check, so in check only
         // the free pieces move. Otherwise it may slide along its pin line.
         if !in_check && pinned.any() {
             for s in b.diagonal_sliders() & pinned {
-                sink.piece(s, bishop_attacks(s, occ) & target & line(king, s));
+                sink.diagonal(s, bishop_attacks(s, occ) & target & line(king, s));
             }
             for s in b.straight_sliders() & pinned {
-                sink.piece(s, rook_attacks(s, occ) & target & line(king, s));
+                sink.straight(s, rook_attacks(s, occ) & target & line(king, s));
             }
         }
 

@@ -128,7 +128,7 @@ fn checkmating_move_with(pos: &Position, list: &[Move], filter: &CheckFilter) ->
 }
 
 /// The first of `checks` (moves that may give check, each with whether it
-/// checks directly, see [`WinnerCandidates`]) that checkmates.
+/// checks directly, see [`NodeSink`]) that checkmates.
 fn checkmating_among(pos: &Position, checks: &[(Move, bool)]) -> Option<Move> {
     checks.iter().find_map(|&(m, direct)| {
         let next = pos.after(m);
@@ -147,35 +147,41 @@ fn king_can_step_out(pos: &Position) -> bool {
     (king_attacks(king) - b.by_color(us)).iter().any(|sq| pos.attackers_to(sq, us.other(), occ).is_empty())
 }
 
-/// The legal moves a node of the winner with one ply of depth left and no
-/// progress just made needs (see `Searcher::fast`): those that may give check
-/// (for its mate-in-one test, see [`CheckFilter`]) and those of cost 0 (its
-/// captures, its pawns' moves to its 6th rank or beyond (or lower, see
-/// [`Searcher::pawn_progress_rank`]), its king's and
-/// knights' moves towards their targets), in the order of the full list;
-/// `dropped` tells whether any other legal move was left out. With every
-/// `keep` set full it lists every legal move, in the generator's order. The
-/// moves that may give check also go to `checks`, in the same order, each
-/// with whether the piece attacks the king from where it lands: the
-/// mate-in-one test then plays them without testing every move of the list
-/// (a role lookup and a few mispredicted branches a move, most of that
-/// test's cost before the moves it plays).
-struct WinnerCandidates<'a> {
-    list: &'a mut MoveList,
+/// The fast search's moves of a node, ordered as the generator finds them
+/// (no move list, no grouping of the list by piece, no lookup of each
+/// piece's role: the generator tells the kind of piece), on the winner's
+/// turn (`W`) or the loser's: pushes onto `out` what
+/// [`Searcher::order_into`] would push for the node's list, in the same
+/// order. On the winner's turn that list is not every legal move at a node
+/// with one ply of depth left and no progress just made (see
+/// `Searcher::fast`): only those that may give check (for its mate-in-one
+/// test, see [`CheckFilter`]) and those of cost 0 (its captures, its pawns'
+/// moves to its 6th rank or beyond (or lower, see
+/// [`Searcher::pawn_progress_rank`]), its king's and knights' moves towards
+/// their targets); `dropped` tells whether any other legal move was left
+/// out (every `keep` is full otherwise). The winner's moves that may give
+/// check also go to `checks`, in the order of the list, each with whether
+/// the piece attacks the king from where it lands: the mate-in-one test
+/// then plays them without testing every move of the list.
+struct NodeSink<'a, 'e, const W: bool> {
+    searcher: &'a Searcher,
+    env: &'a OrderEnv<'e>,
+    out: &'a mut Vec<(i32, Move, bool)>,
     checks: &'a mut Vec<(Move, bool)>,
+    /// Some move was cut by depth.
+    cut: bool,
+    /// Some legal move exists.
+    any: bool,
     dropped: bool,
     board: &'a crate::board::Board,
     special: Bitboard,
-    king: Square,
     /// Where the king's moves are kept: towards its target, or captures.
     king_keep: Bitboard,
-    knights: Bitboard,
     /// Where the knights' moves are kept whatever their distance to the
     /// target: checks and captures.
     knight_keep: Bitboard,
     kd_target: &'static [u8; 64],
     queens: Bitboard,
-    bishops: Bitboard,
     queen_keep: Bitboard,
     bishop_keep: Bitboard,
     rook_keep: Bitboard,
@@ -187,107 +193,149 @@ struct WinnerCandidates<'a> {
     check_squares: [Bitboard; 6],
 }
 
-impl WinnerCandidates<'_> {
+impl<const W: bool> NodeSink<'_, '_, W> {
+    /// The moves of a piece of role `R` (as in [`Searcher::order_piece`])
+    /// from `from` to `targets`, of which those on `keep` are kept (all of
+    /// them if it may discover a check); `checking` are the squares from
+    /// which it checks.
     #[inline(always)]
-    fn keep(&mut self, from: Square, targets: Bitboard, keep: Bitboard) {
-        let kept = targets & keep;
-        self.dropped |= kept != targets;
-        for to in kept {
-            self.list.push(Move::normal(from, to));
+    fn moves<const R: u8>(&mut self, from: Square, targets: Bitboard, keep: Bitboard, checking: Bitboard) {
+        self.any |= targets.any();
+        if W && self.special.contains(from) {
+            // Every move may discover a check.
+            for to in targets {
+                self.checks.push((Move::normal(from, to), checking.contains(to)));
+            }
+            self.score::<R>(from, targets);
+            return;
         }
+        let kept = targets & keep;
+        if W {
+            self.dropped |= kept != targets;
+            for to in targets & checking {
+                self.checks.push((Move::normal(from, to), true));
+            }
+        }
+        self.score::<R>(from, kept);
     }
 
-    /// Records the moves from `from` to `checking` (direct checks).
     #[inline(always)]
-    fn checks(&mut self, from: Square, checking: Bitboard) {
-        for to in checking {
-            self.checks.push((Move::normal(from, to), true));
+    fn score<const R: u8>(&mut self, from: Square, targets: Bitboard) {
+        let moves = targets.iter().map(move |to| Move::normal(from, to));
+        self.cut |= self.searcher.order_piece::<W, R>(self.env, from, moves, self.out);
+    }
+
+    /// A pawn's move `m` (kept if it lands on `pawn_keep`).
+    #[inline(always)]
+    fn pawn(&mut self, m: Move) {
+        let (from, to) = (m.from(), m.to());
+        if W {
+            let checking = self.check_squares[Role::Pawn as usize];
+            if !(self.pawn_keep.contains(to) || self.special.contains(from)) {
+                self.dropped = true;
+                return;
+            }
+            if checking.contains(to) || self.special.contains(from) {
+                self.checks.push((m, checking.contains(to)));
+            }
         }
+        self.cut |= self.searcher.order_piece::<W, 0>(self.env, from, std::iter::once(m), self.out);
     }
 }
 
-impl MoveSink for WinnerCandidates<'_> {
-    #[inline(always)]
+impl<const W: bool> MoveSink for NodeSink<'_, '_, W> {
+    /// (Not called by the generator, which tells the kind of piece.)
     fn piece(&mut self, from: Square, targets: Bitboard) {
-        if self.special.contains(from) {
-            self.keep(from, targets, Bitboard::FULL);
-            // Every move may discover a check.
-            let role = self.board.role_at(from).unwrap_or(Role::King);
-            let direct = self.check_squares[role as usize];
-            for to in targets {
-                self.checks.push((Move::normal(from, to), direct.contains(to)));
-            }
-        } else if from == self.king {
-            self.keep(from, targets, self.king_keep);
-        } else if self.knights.contains(from) {
+        match self.board.role_at(from) {
+            Some(Role::King) => self.king(from, targets),
+            Some(Role::Knight) => self.knight(from, targets),
+            Some(Role::Bishop) => self.diagonal(from, targets),
+            _ => self.straight(from, targets),
+        }
+    }
+    #[inline(always)]
+    fn king(&mut self, from: Square, targets: Bitboard) {
+        self.moves::<5>(from, targets, self.king_keep, Bitboard::EMPTY);
+    }
+    #[inline(always)]
+    fn knight(&mut self, from: Square, targets: Bitboard) {
+        let mut keep = self.knight_keep;
+        if W {
             let kd = self.kd_target;
-            let mut keep = self.knight_keep;
             for to in targets - keep {
                 if kd[to.index()] < kd[from.index()] {
                     keep = keep.with(to);
                 }
             }
-            self.keep(from, targets, keep);
-            self.checks(from, targets & self.check_squares[Role::Knight as usize]);
+        }
+        self.moves::<1>(from, targets, keep, self.check_squares[Role::Knight as usize]);
+    }
+    #[inline(always)]
+    fn diagonal(&mut self, from: Square, targets: Bitboard) {
+        if !W {
+            // (The loser's sliders are all scored alike.)
+            self.moves::<2>(from, targets, Bitboard::FULL, Bitboard::EMPTY);
         } else if self.queens.contains(from) {
-            self.keep(from, targets, self.queen_keep);
-            self.checks(from, targets & self.check_squares[Role::Queen as usize]);
-        } else if self.bishops.contains(from) {
-            self.keep(from, targets, self.bishop_keep);
-            self.checks(from, targets & self.check_squares[Role::Bishop as usize]);
+            self.moves::<4>(from, targets, self.queen_keep, self.check_squares[Role::Queen as usize]);
         } else {
-            self.keep(from, targets, self.rook_keep);
-            self.checks(from, targets & self.check_squares[Role::Rook as usize]);
+            self.moves::<2>(from, targets, self.bishop_keep, self.check_squares[Role::Bishop as usize]);
+        }
+    }
+    #[inline(always)]
+    fn straight(&mut self, from: Square, targets: Bitboard) {
+        if !W {
+            self.moves::<2>(from, targets, Bitboard::FULL, Bitboard::EMPTY);
+        } else if self.queens.contains(from) {
+            self.moves::<4>(from, targets, self.queen_keep, self.check_squares[Role::Queen as usize]);
+        } else {
+            self.moves::<3>(from, targets, self.rook_keep, self.check_squares[Role::Rook as usize]);
         }
     }
     #[inline(always)]
     fn pawns(&mut self, targets: Bitboard, delta: i32) {
-        let checking = self.check_squares[Role::Pawn as usize];
+        self.any |= targets.any();
         for to in targets {
-            let from = Square::new((to.index() as i32 - delta) as u32);
-            if self.pawn_keep.contains(to) || self.special.contains(from) {
-                let m = Move::normal(from, to);
-                self.list.push(m);
-                if checking.contains(to) || self.special.contains(from) {
-                    self.checks.push((m, checking.contains(to)));
-                }
-            } else {
-                self.dropped = true;
-            }
+            self.pawn(Move::normal(Square::new((to.index() as i32 - delta) as u32), to));
         }
     }
     #[inline(always)]
     fn double_pushes(&mut self, targets: Bitboard, delta: i32) {
-        let checking = self.check_squares[Role::Pawn as usize];
+        self.any |= targets.any();
         for to in targets {
-            let from = Square::new((to.index() as i32 - delta) as u32);
-            if self.pawn_keep.contains(to) || self.special.contains(from) {
-                let m = Move::double_push(from, to);
-                self.list.push(m);
-                if checking.contains(to) || self.special.contains(from) {
-                    self.checks.push((m, checking.contains(to)));
-                }
-            } else {
-                self.dropped = true;
-            }
+            self.pawn(Move::double_push(Square::new((to.index() as i32 - delta) as u32), to));
         }
     }
     #[inline(always)]
     fn promotions(&mut self, targets: Bitboard, delta: i32) {
-        // (From the 7th rank: every promotion may check.)
-        let start = self.list.len();
-        self.list.promotions(targets, delta);
-        for &m in &self.list[start..] {
-            self.checks.push((m, false));
+        self.any |= targets.any();
+        for to in targets {
+            let from = Square::new((to.index() as i32 - delta) as u32);
+            let moves = Role::PROMOTIONS.map(|role| Move::promotion(from, to, role));
+            if W {
+                // (From the 7th rank: every promotion may check.)
+                for m in moves {
+                    self.checks.push((m, false));
+                }
+            }
+            self.cut |= self.searcher.order_piece::<W, 0>(self.env, from, moves, self.out);
         }
     }
     #[inline(always)]
     fn single(&mut self, m: Move) {
-        // Castling and en passant may check (an en passant capture directly
-        // too).
-        self.list.push(m);
-        let direct = m.is_en_passant() && self.check_squares[Role::Pawn as usize].contains(m.to());
-        self.checks.push((m, direct));
+        // Castling or en passant (both may check, an en passant capture
+        // directly too).
+        self.any = true;
+        if m.is_castle() {
+            if W {
+                self.checks.push((m, false));
+            }
+            self.cut |= self.searcher.order_piece::<W, 5>(self.env, m.from(), std::iter::once(m), self.out);
+        } else {
+            if W {
+                self.checks.push((m, self.check_squares[Role::Pawn as usize].contains(m.to())));
+            }
+            self.cut |= self.searcher.order_piece::<W, 0>(self.env, m.from(), std::iter::once(m), self.out);
+        }
     }
 }
 
@@ -308,7 +356,7 @@ pub(crate) struct FastTable {
     /// children are searched).
     moves: Box<MoveList>,
     /// The moves of `moves` that may give check, at a node of the winner
-    /// (see [`WinnerCandidates`]).
+    /// (see [`NodeSink`]).
     checks: Vec<(Move, bool)>,
     /// The ordered moves of every node of the current line, one slice each.
     order: Vec<(i32, Move, bool)>,
@@ -1122,6 +1170,38 @@ impl Searcher {
         }
     }
 
+    /// What the fast search's move order at a node depends on (see
+    /// [`Searcher::order_into`]).
+    fn order_env<'e>(
+        &self,
+        pos: &'e Position,
+        ctx: &'e NodeContext,
+        cx: &ScoreContext,
+        past_progress: bool,
+        depth: i32,
+    ) -> OrderEnv<'e> {
+        let b = pos.board();
+        let winners_turn = cx.winners_turn;
+        let t_other = self.target(winners_turn, Role::Knight);
+        OrderEnv {
+            pos,
+            ctx,
+            occ: b.occupied(),
+            theirs: b.by_color(pos.turn().other()),
+            zone: cx.zone,
+            king: cx.king,
+            t_king: self.target(winners_turn, Role::King),
+            kd_target: &KNIGHT_DISTANCE[t_other.index()],
+            kd_king: &KNIGHT_DISTANCE[cx.king.index()],
+            d_king: &KING_DISTANCE[cx.king.index()],
+            queens: cx.queens,
+            queen_rays: cx.queen_rays,
+            past_progress,
+            depth,
+            advanced: self.advanced_ranks(pos),
+        }
+    }
+
     /// The fast search's move order at a node: pushes `(key, move,
     /// progress)` onto `out` for every move of `moves` (the legal moves of
     /// `pos`, grouped by piece as the generator lists them) that `depth`
@@ -1147,24 +1227,7 @@ impl Searcher {
     ) -> bool {
         let b = pos.board();
         let winners_turn = cx.winners_turn;
-        let t_other = self.target(winners_turn, Role::Knight);
-        let env = OrderEnv {
-            pos,
-            ctx,
-            occ: b.occupied(),
-            theirs: b.by_color(pos.turn().other()),
-            zone: cx.zone,
-            king: cx.king,
-            t_king: self.target(winners_turn, Role::King),
-            kd_target: &KNIGHT_DISTANCE[t_other.index()],
-            kd_king: &KNIGHT_DISTANCE[cx.king.index()],
-            d_king: &KING_DISTANCE[cx.king.index()],
-            queens: cx.queens,
-            queen_rays: cx.queen_rays,
-            past_progress,
-            depth,
-            advanced: self.advanced_ranks(pos),
-        };
+        let env = self.order_env(pos, ctx, cx, past_progress, depth);
         let mut cut = false;
         let mut i = 0;
         while i < moves.len() {
@@ -1176,6 +1239,7 @@ impl Searcher {
             let group = &moves[i..j];
             i = j;
             let role = b.role_at(from).unwrap_or(Role::Pawn);
+            let group = group.iter().copied();
             cut |= match (winners_turn, role) {
                 (true, Role::Pawn) => self.order_piece::<true, 0>(&env, from, group, out),
                 (true, Role::Knight) => self.order_piece::<true, 1>(&env, from, group, out),
@@ -1204,7 +1268,7 @@ impl Searcher {
         &self,
         e: &OrderEnv<'_>,
         from: Square,
-        moves: &[Move],
+        moves: impl IntoIterator<Item = Move>,
         out: &mut Vec<(i32, Move, bool)>,
     ) -> bool {
         let role = Role::ALL[R as usize];
@@ -1217,7 +1281,7 @@ impl Searcher {
         let zone_from = e.zone.contains(from);
         let edge_from = edge_distance(from) as i32;
         let mut cut = false;
-        for &m in moves {
+        for m in moves {
             let to = m.to();
             // A castling move lands on its own rook: never a capture.
             let capture = e.theirs.contains(to);
@@ -1304,22 +1368,50 @@ impl Searcher {
         cut
     }
 
-    /// At a node of the winner with one ply of depth left and no progress
-    /// just made, in the ordinary case (no blocked pawns and bishops): puts
-    /// into `list` the legal moves its mate-in-one test and its moves of
-    /// cost 0 need (see [`WinnerCandidates`]) and returns whether another
-    /// legal move was left out (then some move is cut by depth). With `all`,
-    /// every legal move goes to `list` (in the generator's order). The moves
-    /// of `list` that may give check also go to `checks`.
-    fn winner_candidates(
+    /// The legal moves of `pos`, ordered onto `out` as the generator finds
+    /// them (see [`NodeSink`]), `env` being the node's
+    /// ([`Searcher::order_env`]). On the winner's turn (`filter` its
+    /// [`CheckFilter`]), unless `all`, only those a node one ply above the
+    /// depth limit with no progress just made needs, in the ordinary case
+    /// (no blocked pawns and bishops): those its mate-in-one test and its
+    /// moves of cost 0 need; its moves that may give check also go to
+    /// `checks`. Returns whether a legal move exists, whether one was left
+    /// out (then some move is cut by depth), and whether one was cut by
+    /// depth.
+    fn node_moves(
         &self,
         pos: &Position,
-        filter: &CheckFilter,
+        env: &OrderEnv<'_>,
+        filter: Option<&CheckFilter>,
         all: bool,
-        list: &mut MoveList,
+        out: &mut Vec<(i32, Move, bool)>,
         checks: &mut Vec<(Move, bool)>,
-    ) -> bool {
+    ) -> (bool, bool, bool) {
         let b = pos.board();
+        let Some(filter) = filter else {
+            let mut sink = NodeSink::<false> {
+                searcher: self,
+                env,
+                out,
+                checks,
+                cut: false,
+                any: false,
+                dropped: false,
+                board: b,
+                special: Bitboard::EMPTY,
+                king_keep: Bitboard::FULL,
+                knight_keep: Bitboard::FULL,
+                kd_target: &KNIGHT_DISTANCE[0],
+                queens: Bitboard::EMPTY,
+                queen_keep: Bitboard::FULL,
+                bishop_keep: Bitboard::FULL,
+                rook_keep: Bitboard::FULL,
+                pawn_keep: Bitboard::FULL,
+                check_squares: [Bitboard::EMPTY; 6],
+            };
+            pos.generate(&mut sink);
+            return (sink.any, false, sink.cut);
+        };
         let us = self.winner;
         let theirs = b.by_color(us.other());
         let ours = b.by_color(us);
@@ -1329,19 +1421,20 @@ impl Searcher {
         let advanced = self.advanced_ranks(pos);
         let lines = filter.diag | filter.straight;
         let or_all = |bb: Bitboard| if all { Bitboard::FULL } else { bb };
-        let mut sink = WinnerCandidates {
-            list,
+        let mut sink = NodeSink::<true> {
+            searcher: self,
+            env,
+            out,
             checks,
+            cut: false,
+            any: false,
             dropped: false,
             board: b,
             special: filter.special,
-            king,
             king_keep: or_all(king_keep),
-            knights: b.knights() & ours,
             knight_keep: or_all(filter.knight | theirs),
             kd_target: &KNIGHT_DISTANCE[self.target(true, Role::Knight).index()],
             queens: b.queens() & ours,
-            bishops: b.bishops() & ours,
             queen_keep: or_all(lines | theirs),
             bishop_keep: or_all(filter.diag | theirs),
             rook_keep: or_all(filter.straight | theirs),
@@ -1349,7 +1442,7 @@ impl Searcher {
             check_squares: [filter.pawn, filter.knight, filter.diag, filter.straight, lines, Bitboard::EMPTY],
         };
         pos.generate(&mut sink);
-        sink.dropped
+        (sink.any, sink.dropped, sink.cut)
     }
 
     /// At a node of the loser with one ply of depth left and no progress
@@ -1482,30 +1575,40 @@ impl Searcher {
         let stuck = loser_going == Some(Bitboard::EMPTY);
         let shallow = depth == 1 && (!past_progress || stuck) && !ctx.pawns_and_bishops;
         let filter = winners_turn.then(|| CheckFilter::new(pos));
-        let mut left_out = false;
+        let cx = ScoreContext::new(pos, self.winner);
+        let start = tt.order.len();
         // At a node of the loser: whether a move goes towards its target.
         let mut going = true;
+        // The moves are ordered as they are generated, but for the loser's
+        // such nodes (their list is only ordered if some move goes towards
+        // the target).
+        let listed = !winners_turn
+            && shallow
+            && match self.progress_moves_only(pos, &ctx, &mut tt.moves) {
+                Some(g) => {
+                    going = g;
+                    true
+                }
+                None => false,
+            };
         tt.checks.clear();
-        if let Some(filter) = &filter {
-            left_out = self.winner_candidates(pos, filter, !shallow, &mut tt.moves, &mut tt.checks);
-        } else if let Some(g) =
-            if shallow && !winners_turn { self.progress_moves_only(pos, &ctx, &mut tt.moves) } else { None }
-        {
-            left_out = true;
-            going = g;
+        let (any, left_out, mut cut) = if listed {
+            (true, true, false)
         } else {
-            tt.moves.clear();
-            pos.legal_moves_into(&mut tt.moves);
-        }
-        if tt.moves.is_empty() && !left_out {
+            let env = self.order_env(pos, &ctx, &cx, past_progress, depth);
+            self.node_moves(pos, &env, filter.as_ref(), !shallow, &mut tt.order, &mut tt.checks)
+        };
+        if !any {
             return pos.turn() != self.winner && pos.is_check();
         }
         if check_static && self.statics && blocked_cannot_mate(pos, self.winner) {
+            tt.order.truncate(start);
             return false;
         }
         tt.store(key, depth);
         self.nodes += 1;
         if winners_turn && let Some(m) = checkmating_among(pos, &tt.checks) {
+            tt.order.truncate(start);
             self.line.push(m);
             return true;
         }
@@ -1514,9 +1617,10 @@ impl Searcher {
             self.interrupted = true;
             return false;
         }
-        let cx = ScoreContext::new(pos, self.winner);
-        let start = tt.order.len();
-        if self.order_into(pos, &tt.moves, &ctx, &cx, past_progress, depth, &mut tt.order) || left_out {
+        if listed {
+            cut = self.order_into(pos, &tt.moves, &ctx, &cx, past_progress, depth, &mut tt.order);
+        }
+        if cut || left_out {
             self.interrupted = true;
         }
         let end = tt.order.len();
@@ -1943,22 +2047,12 @@ mod tests {
                 s.choose_corner(&p);
                 let pawn_rank = s.pawn_progress_rank(&p);
                 let filter = CheckFilter::new(&p);
-                let mut list = MoveList::new();
-                let mut checks = Vec::new();
-                let dropped = s.winner_candidates(&p, &filter, false, &mut list, &mut checks);
-                // Every legal move with `all`, with the same checks.
-                let mut all = MoveList::new();
-                let mut all_checks = Vec::new();
-                assert!(!s.winner_candidates(&p, &filter, true, &mut all, &mut all_checks));
-                assert_eq!(all.as_slice(), full.as_slice(), "{}", p.fen());
                 let expected_checks: Vec<(Move, bool)> = full
                     .iter()
                     .copied()
                     .filter(|&m| filter.may_check(m, b.role_at(m.from()).unwrap()))
                     .map(|m| (m, !m.is_promotion() && filter.direct(b.role_at(m.from()).unwrap(), m.to())))
                     .collect();
-                assert_eq!(all_checks, expected_checks, "{}", p.fen());
-                assert_eq!(checks, expected_checks, "{}", p.fen());
                 let t_king = s.target(true, Role::King);
                 let t_knight = s.target(true, Role::Knight);
                 let expected: Vec<Move> = full
@@ -1976,8 +2070,45 @@ mod tests {
                         cost_0 || filter.may_check(m, role)
                     })
                     .collect();
-                assert_eq!(list.as_slice(), expected.as_slice(), "{}", p.fen());
-                assert_eq!(dropped, expected.len() < full.len(), "{}", p.fen());
+                let mut loser = Searcher::new(p.turn().other(), 0);
+                loser.corners = corners;
+                loser.first_tries = first_tries;
+                loser.choose_corner(&p);
+                // The moves ordered as they are generated, against the
+                // order of the lists, at nodes of every kind.
+                for (depth, past_progress) in [(1, false), (1, true), (2, false), (3, true)] {
+                    for (searcher, filter, all, list) in [
+                        (&s, Some(&filter), false, expected.as_slice()),
+                        (&s, Some(&filter), true, full.as_slice()),
+                        (&loser, None, true, full.as_slice()),
+                    ] {
+                        let ctx = searcher.node_context(&p, false);
+                        let cx = ScoreContext::new(&p, searcher.winner);
+                        let env = searcher.order_env(&p, &ctx, &cx, past_progress, depth);
+                        let (mut order, mut checks) = (Vec::new(), Vec::new());
+                        let (any, dropped, cut) =
+                            searcher.node_moves(&p, &env, filter, all, &mut order, &mut checks);
+                        let mut expected_order = Vec::new();
+                        let expected_cut = searcher.order_into(
+                            &p,
+                            list,
+                            &ctx,
+                            &cx,
+                            past_progress,
+                            depth,
+                            &mut expected_order,
+                        );
+                        assert_eq!(order, expected_order, "{} {depth} {past_progress} {all}", p.fen());
+                        assert_eq!(cut, expected_cut, "{}", p.fen());
+                        assert_eq!(any, !full.is_empty(), "{}", p.fen());
+                        assert_eq!(dropped, list.len() < full.len(), "{}", p.fen());
+                        if filter.is_some() {
+                            assert_eq!(checks, expected_checks, "{}", p.fen());
+                        } else {
+                            assert!(checks.is_empty());
+                        }
+                    }
+                }
             }
         }
         assert!(castles > 0, "no castling seen");
