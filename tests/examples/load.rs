@@ -42,6 +42,14 @@
 //! cargo build --release -p arbiter-server --bin arbiterd
 //! cargo run --release -p arbiter-e2e --example load -- --replicas 1,3 --games 300 --rate 0 --seconds 15
 //! ```
+//!
+//! On a machine with fewer cores than the replicas would have in a real
+//! deployment, `--replica-cpu FRACTION` gives each replica a CPU quota of
+//! its own (a fraction of one core, through a cgroup of Linux's `cpu`
+//! controller, v1 or v2; it must run as root): replicas on small machines
+//! of their own, simulated, with PostgreSQL and the load generator left
+//! unlimited. It fails with an error where no cgroup can be made, rather
+//! than measure without the limit.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -66,6 +74,8 @@ struct Args {
     /// one server on SQLite).
     replicas: Vec<usize>,
     spread: bool,
+    /// A CPU quota for each replica, in cores.
+    replica_cpu: Option<f64>,
     /// MakeMove asks for GAME_VIEW_BASIC: answers without the record.
     basic: bool,
 }
@@ -81,6 +91,7 @@ fn args() -> Args {
         daemon: false,
         replicas: Vec::new(),
         spread: false,
+        replica_cpu: None,
         basic: false,
     };
     let argv: Vec<String> = std::env::args().skip(1).collect();
@@ -116,6 +127,17 @@ fn args() -> Args {
             i += 2;
             continue;
         }
+        if argv[i] == "--replica-cpu" {
+            match argv.get(i + 1).and_then(|v| v.parse::<f64>().ok()).filter(|f| (0.1..=64.0).contains(f)) {
+                Some(f) => a.replica_cpu = Some(f),
+                None => {
+                    eprintln!("--replica-cpu takes cores from 0.1 to 64, such as 0.25");
+                    std::process::exit(2);
+                }
+            }
+            i += 2;
+            continue;
+        }
         let value = argv.get(i + 1).and_then(|v| v.parse::<u64>().ok());
         match (argv[i].as_str(), value) {
             ("--games", Some(v)) => a.games = v as usize,
@@ -128,14 +150,93 @@ fn args() -> Args {
                 eprintln!("unknown or incomplete argument {other}");
                 eprintln!(
                     "usage: load [--games N] [--rate MOVES_PER_S] [--seconds S] [--warmup-seconds W] [--connections C] \
-                     [--flag-games F] [--basic] [--daemon | --replicas COUNT,... [--spread]]"
+                     [--flag-games F] [--basic] [--daemon | --replicas COUNT,... [--spread] [--replica-cpu CORES]]"
                 );
                 std::process::exit(2);
             }
         }
         i += 2;
     }
+    if a.replica_cpu.is_some() && a.replicas.is_empty() {
+        eprintln!("--replica-cpu limits replicas: give --replicas too");
+        std::process::exit(2);
+    }
     a
+}
+
+/// A CPU quota for a group of processes: a cgroup of Linux's `cpu`
+/// controller (v2's `cpu.max`, or v1's `cpu.cfs_quota_us`), removed when
+/// dropped (after its processes have ended).
+struct CpuLimit {
+    dir: std::path::PathBuf,
+}
+
+impl CpuLimit {
+    /// The period of the quota: short, so that a replica over its quota
+    /// waits milliseconds, not the 100 ms of the default period.
+    const PERIOD_US: u64 = 10_000;
+
+    /// A new cgroup named `name` limited to `cores` of CPU.
+    ///
+    /// # Errors
+    /// Where no `cpu` controller is mounted or the cgroup cannot be made
+    /// or set (not root, a read-only `/sys/fs/cgroup`).
+    fn new(name: &str, cores: f64) -> Result<CpuLimit, String> {
+        // At least 1 ms a period, the least v1 accepts (0.1 of a core).
+        let quota = ((cores * Self::PERIOD_US as f64).round() as u64).max(1000);
+        let root = std::path::Path::new("/sys/fs/cgroup");
+        let v2 = std::fs::read_to_string(root.join("cgroup.controllers"))
+            .is_ok_and(|c| c.split_whitespace().any(|k| k == "cpu"));
+        let (base, files): (std::path::PathBuf, Vec<(&str, String)>) = if v2 {
+            // The controller must be enabled for the children of the root.
+            let _ = std::fs::write(root.join("cgroup.subtree_control"), "+cpu");
+            (root.to_path_buf(), vec![("cpu.max", format!("{quota} {}", Self::PERIOD_US))])
+        } else {
+            let base = ["cpu", "cpu,cpuacct"]
+                .iter()
+                .map(|d| root.join(d))
+                .find(|d| d.join("cpu.cfs_quota_us").is_file())
+                .ok_or("no cgroup cpu controller under /sys/fs/cgroup (v1 or v2)")?;
+            (
+                base,
+                vec![
+                    ("cpu.cfs_period_us", Self::PERIOD_US.to_string()),
+                    ("cpu.cfs_quota_us", quota.to_string()),
+                ],
+            )
+        };
+        let dir = base.join(name);
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let limit = CpuLimit { dir };
+        for (file, value) in files {
+            let path = limit.dir.join(file);
+            std::fs::write(&path, &value).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        Ok(limit)
+    }
+
+    /// Moves process `pid`, every thread of it, into the group.
+    ///
+    /// # Errors
+    /// Where the kernel refuses the move.
+    fn add(&self, pid: u32) -> Result<(), String> {
+        let path = self.dir.join("cgroup.procs");
+        std::fs::write(&path, pid.to_string()).map_err(|e| format!("{}: {e}", path.display()))
+    }
+}
+
+impl Drop for CpuLimit {
+    fn drop(&mut self) {
+        // The processes may take a moment to leave the group after their
+        // end.
+        for _ in 0..50 {
+            if std::fs::remove_dir(&self.dir).is_ok() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        eprintln!("could not remove the cgroup {}", self.dir.display());
+    }
 }
 
 /// A small deterministic generator (xorshift64*), enough to pick moves.
@@ -188,26 +289,49 @@ async fn connect(url: &str, n: usize) -> Vec<Channel> {
 /// several `arbiterd` on one PostgreSQL schema.
 enum Server {
     InProcess(TestServer),
-    Daemon { daemon: arbiter_e2e::daemon::Daemon, _dir: tempfile::TempDir },
-    Replicas { daemons: Vec<arbiter_e2e::daemon::Daemon>, schema: Schema, _dir: tempfile::TempDir },
+    Daemon {
+        daemon: arbiter_e2e::daemon::Daemon,
+        _dir: tempfile::TempDir,
+    },
+    Replicas {
+        daemons: Vec<arbiter_e2e::daemon::Daemon>,
+        schema: Schema,
+        _dir: tempfile::TempDir,
+        /// The CPU quota of each replica, if limited (dropped after the
+        /// daemons end).
+        limits: Vec<CpuLimit>,
+        cpu: Option<f64>,
+    },
 }
 
 impl Server {
-    async fn replicas(n: usize) -> Server {
+    async fn replicas(n: usize, cpu: Option<f64>) -> Server {
         let schema = Schema::create().await.unwrap_or_else(|e| panic!("PostgreSQL: {e}"));
         let dir = tempfile::tempdir().expect("temporary directory");
         let limits =
             ["--create-rate", "100000", "--create-burst", "100000", "--max-unfinished-games", "1000000"];
         let mut daemons = Vec::new();
+        let mut cpu_limits = Vec::new();
         for i in 0..n {
             let log = dir.path().join(format!("replica-{i}.log"));
             let daemon = arbiter_e2e::daemon::Daemon::spawn(&schema.url(), &log, &limits);
+            if let Some(cores) = cpu {
+                // Limited from its start: its threads, made later, stay in
+                // the group.
+                let limit = CpuLimit::new(&format!("arbiter-load-{}-{i}", std::process::id()), cores)
+                    .and_then(|l| l.add(daemon.pid()).map(|()| l))
+                    .unwrap_or_else(|e| {
+                        eprintln!("--replica-cpu: {e}");
+                        std::process::exit(1);
+                    });
+                cpu_limits.push(limit);
+            }
             arbiter_e2e::reliability::play::wait_serving(&daemon, Duration::from_secs(30))
                 .await
                 .unwrap_or_else(|e| panic!("replica {i}: {e}"));
             daemons.push(daemon);
         }
-        Server::Replicas { daemons, schema, _dir: dir }
+        Server::Replicas { daemons, schema, _dir: dir, limits: cpu_limits, cpu }
     }
 
     /// The processes of the service (not this one): the daemons, and with
@@ -276,10 +400,11 @@ impl Server {
                     daemon.addr
                 )
             }
-            Server::Replicas { daemons, .. } => format!(
-                "{} arbiterd ({}) on one PostgreSQL schema",
+            Server::Replicas { daemons, cpu, .. } => format!(
+                "{} arbiterd ({}) on one PostgreSQL schema{}",
                 daemons.len(),
-                arbiter_e2e::daemon::arbiterd_path().display()
+                arbiter_e2e::daemon::arbiterd_path().display(),
+                cpu.map(|c| format!(", each limited to {c} of a core")).unwrap_or_default()
             ),
         }
     }
@@ -292,10 +417,11 @@ impl Server {
             Server::Daemon { daemon, .. } => {
                 daemon.terminate();
             }
-            Server::Replicas { daemons, schema, .. } => {
+            Server::Replicas { daemons, schema, limits, .. } => {
                 for daemon in daemons {
                     daemon.terminate();
                 }
+                drop(limits);
                 if let Err(e) = schema.drop_now().await {
                     eprintln!("dropping the schema: {e}");
                 }
@@ -358,12 +484,13 @@ async fn main() {
     }
     let mut rates = Vec::new();
     for &n in &a.replicas {
-        let server = Server::replicas(n).await;
+        let server = Server::replicas(n, a.replica_cpu).await;
         rates.push((n, measure(&a, server).await));
     }
     println!(
-        "summary ({}):",
-        if a.spread { "each move to the next replica" } else { "each game on one replica" }
+        "summary ({}{}):",
+        if a.spread { "each move to the next replica" } else { "each game on one replica" },
+        a.replica_cpu.map(|c| format!(", each replica limited to {c} of a core")).unwrap_or_default()
     );
     let base = rates.first().map_or(1.0, |(_, r)| r.moves.max(f64::MIN_POSITIVE));
     for (n, r) in &rates {
