@@ -1130,12 +1130,12 @@ impl Searcher {
         let b = pos.board();
         let ours = b.by_color(self.winner);
         let theirs = b.by_color(self.winner.other());
-        if ours.exactly_two()
-            && (ours & b.knights()).any()
-            && (theirs & (b.knights() | b.bishops() | b.rooks())).is_empty()
-        {
-            return true;
-        }
+        // (Every condition evaluated, without short cuts: it is asked at
+        // every node, and a first search of a position mispredicts such
+        // branches.)
+        let knight = ours.exactly_two()
+            & (ours & b.knights()).any()
+            & (theirs & (b.knights() | b.bishops() | b.rooks())).is_empty();
         let wb = ours & b.bishops();
         let colour = if (wb & Bitboard::DARK_SQUARES).any() {
             Bitboard::DARK_SQUARES
@@ -1143,7 +1143,9 @@ impl Searcher {
             Bitboard::LIGHT_SQUARES
         };
         // (Bishops and the king only.)
-        (ours - wb).exactly_one() && (b.bishops() - colour).is_empty() && (theirs & b.knights()).is_empty()
+        let bishops =
+            (ours - wb).exactly_one() & (b.bishops() - colour).is_empty() & (theirs & b.knights()).is_empty();
+        knight | bishops
     }
 
     /// The facts of a node that the move costs depend on
@@ -1293,24 +1295,23 @@ impl Searcher {
                     Role::Knight => e.kd_target[to.index()] < kd_from,
                     _ => false,
                 };
-                let takes = capture || (role == Role::Pawn && m.is_en_passant());
+                // (Worked out with arithmetic rather than branches: these
+                // conditions change from move to move, and a first search of
+                // a position mispredicts such branches.)
+                let takes = capture | (role == Role::Pawn && m.is_en_passant());
                 if W {
-                    let advanced = role == Role::Pawn && e.advanced.contains(to);
-                    if advanced || takes || going { (0, true) } else { (1, false) }
-                } else if going {
-                    (0, true)
-                } else if takes {
-                    (3, false)
-                } else if e.ctx.need_loser_promotion {
+                    let free = (role == Role::Pawn && e.advanced.contains(to)) | takes | going;
+                    (i32::from(!free), free)
+                } else if e.ctx.need_loser_promotion && !going && !takes {
                     let heavy = role == Role::Pawn && m.promotion_role() == Some(Role::Queen);
                     if role == Role::Pawn && !heavy { (0, true) } else { (3, false) }
                 } else {
-                    (1, false)
+                    // Going: 0; a capture: 3; otherwise 1.
+                    (i32::from(!going) * (1 + 2 * i32::from(takes)), going)
                 }
             };
-            if cost == 1 && e.past_progress {
-                cost = 0;
-            }
+            // After progress, a move of cost 1 is free.
+            cost *= i32::from(!(e.past_progress & (cost == 1)));
             if e.depth - cost <= 0 {
                 // Cut by depth (a winner's mate here was found by the node's
                 // mate-in-one test).
@@ -1338,9 +1339,7 @@ impl Searcher {
                 } else {
                     0
                 };
-                if capture && e.zone.contains(to) {
-                    s -= 3;
-                }
+                s -= 3 * i32::from(capture & e.zone.contains(to));
                 s + match role {
                     Role::King => closer - 2,
                     Role::Knight => 4 * gain + 2 * (kd_from_king - i32::from(e.kd_king[to.index()])),
@@ -1348,17 +1347,16 @@ impl Searcher {
                     _ => 4 * gain + closer,
                 }
             } else {
-                let mut s = if capture { -20 } else { 0 };
+                let mut s = -20 * i32::from(capture);
                 if role == Role::King {
                     s += 2 * (edge_from - edge_distance(to) as i32) - 1;
                 } else if role == Role::Pawn {
                     if from_king <= 2 {
                         s += 5 + i32::from(from.distance(to) == 2);
                     }
-                } else if e.zone.contains(to) && !zone_from {
-                    s += 6;
-                } else if zone_from && !e.zone.contains(to) {
-                    s -= 4;
+                } else {
+                    let zone_to = e.zone.contains(to);
+                    s += 6 * i32::from(zone_to & !zone_from) - 4 * i32::from(zone_from & !zone_to);
                 }
                 s
             };
@@ -1649,7 +1647,15 @@ impl Searcher {
         // The best move first, by a scan: along a line that mates, most
         // nodes never need a second move, and then sorting the rest is
         // wasted (a tenth of a microsecond a node).
-        if let Some(best) = (start..end).min_by_key(|&i| tt.order[i].0) {
+        // (Without a branch on the keys, which a first search of a position
+        // mispredicts; the first of equal keys, as `min_by_key`.)
+        if start < end {
+            let (mut best, mut best_key) = (start, tt.order[start].0);
+            for (i, &(k, _, _)) in tt.order[start..end].iter().enumerate() {
+                let better = k < best_key;
+                best_key = if better { k } else { best_key };
+                best = if better { start + i } else { best };
+            }
             tt.order.swap(start, best);
         }
         for i in start..end {
