@@ -572,12 +572,13 @@ impl Position {
     }
 
     /// The legal moves of the king and the knights of the side to move,
-    /// appended to `list` in the order [`Position::legal_moves_into`] lists
-    /// them (the king's first, then each knight's, castling last): what the lean helpmate
-    /// search needs at a node where only those can make progress, without
-    /// the sliders and pawns of a full generation.
-    #[inline]
-    pub(crate) fn king_and_knight_moves_into(&self, list: &mut MoveList) {
+    /// given to `sink` (through [`MoveSink::king`], [`MoveSink::knight`] and
+    /// [`MoveSink::single`]) in the order [`Position::legal_moves_into`]
+    /// lists them (the king's first, then each knight's, castling last):
+    /// what the lean helpmate search needs at a node where only those can
+    /// make progress, without the sliders and pawns of a full generation.
+    #[inline(always)]
+    pub(crate) fn king_and_knight_moves<S: MoveSink>(&self, sink: &mut S) {
         let us = self.turn;
         let them = us.other();
         let b = &self.board;
@@ -602,7 +603,7 @@ impl Position {
         let occ_no_king = occ - Bitboard::from_square(king);
         let mut king_targets = king_attacks(king) - blocked - danger;
         king_targets = king_targets - slider_danger(king_targets, occ_no_king, their_straight, their_diag);
-        list.piece(king, king_targets);
+        sink.king(king, king_targets);
         let knights = b.knights() & ours;
         if checkers.more_than_one() {
             return;
@@ -625,11 +626,11 @@ impl Position {
                 }
             }
             for n in knights - pinned {
-                list.piece(n, knight_attacks(n) & target);
+                sink.knight(n, knight_attacks(n) & target);
             }
         }
         if checkers.is_empty() && (self.castling & ours).any() {
-            self.castling_moves(list, king, occ, danger, their_straight, their_diag);
+            self.castling_moves(sink, king, occ, danger, their_straight, their_diag);
         }
     }
 

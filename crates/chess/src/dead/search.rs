@@ -352,9 +352,6 @@ pub(crate) struct FastTable {
     /// Key, epoch and depth together: a probe touches one cache line.
     entries: Box<[FastEntry]>,
     epoch: u32,
-    /// The legal moves of the node being expanded (consumed before its
-    /// children are searched).
-    moves: Box<MoveList>,
     /// The moves of `moves` that may give check, at a node of the winner
     /// (see [`NodeSink`]).
     checks: Vec<(Move, bool)>,
@@ -384,7 +381,6 @@ impl FastTable {
         FastTable {
             entries: vec![FastEntry::default(); Self::SIZE].into_boxed_slice(),
             epoch: 0,
-            moves: Box::new(MoveList::new()),
             checks: Vec::with_capacity(256),
             order: Vec::with_capacity(1024),
             walk: Box::default(),
@@ -476,6 +472,14 @@ impl Hasher for KeyHasher {
 }
 
 type Table = HashMap<u64, i32, BuildHasherDefault<KeyHasher>>;
+
+/// What [`Searcher::fast_expand`] leaves to do at a node.
+enum Expanded {
+    /// The node's answer.
+    Done(bool),
+    /// Its children, by the moves `tt.order[start..]`.
+    Children { start: usize, loser_going: Option<Bitboard>, semi: bool },
+}
 
 /// Search state shared by both searches.
 pub(crate) struct Searcher {
@@ -1373,15 +1377,19 @@ impl Searcher {
     /// depth limit with no progress just made needs, in the ordinary case
     /// (no blocked pawns and bishops): those its mate-in-one test and its
     /// moves of cost 0 need; its moves that may give check also go to
-    /// `checks`. Returns whether a legal move exists, whether one was left
-    /// out (then some move is cut by depth), and whether one was cut by
-    /// depth.
+    /// `checks`. On the loser's turn, with `king_and_knights`, only its
+    /// king's and knights' moves. Returns whether a legal move exists,
+    /// whether one was left out (then some move is cut by depth), and
+    /// whether one was cut by depth.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
     fn node_moves(
         &self,
         pos: &Position,
         env: &OrderEnv<'_>,
         filter: Option<&CheckFilter>,
         all: bool,
+        king_and_knights: bool,
         out: &mut Vec<(i32, Move, bool)>,
         checks: &mut Vec<(Move, bool)>,
     ) -> (bool, bool, bool) {
@@ -1407,7 +1415,11 @@ impl Searcher {
                 pawn_keep: Bitboard::FULL,
                 check_squares: [Bitboard::EMPTY; 6],
             };
-            pos.generate(&mut sink);
+            if king_and_knights {
+                pos.king_and_knight_moves(&mut sink);
+            } else {
+                pos.generate(&mut sink);
+            }
             return (sink.any, false, sink.cut);
         };
         let us = self.winner;
@@ -1441,39 +1453,6 @@ impl Searcher {
         };
         pos.generate(&mut sink);
         (sink.any, sink.dropped, sink.cut)
-    }
-
-    /// At a node of the loser with one ply of depth left and no progress
-    /// just made, only the moves of cost 0 are searched: for the loser, in
-    /// the ordinary case (no blocked pawns and bishops, no promotion needed),
-    /// those are its king's and knights' moves towards their targets. Puts
-    /// the legal moves of the king and the knights into `list` (in the order
-    /// of the full list, so the search and its answers are the same); if one
-    /// of them does not go towards its target, some move is cut by depth
-    /// whatever the other pieces can do, `list` orders exactly as the full
-    /// list would, and the answer is `Some(going)`, `going` telling whether
-    /// any of them goes towards its target. Otherwise (`None`) the caller
-    /// generates every legal move.
-    fn progress_moves_only(&self, pos: &Position, ctx: &NodeContext, list: &mut MoveList) -> Option<bool> {
-        if ctx.pawns_and_bishops || ctx.need_loser_promotion {
-            return None;
-        }
-        pos.king_and_knight_moves_into(list);
-        let king = pos.king(pos.turn());
-        let king_nearer = nearer(self.target(false, Role::King), king);
-        let kd_target = &KNIGHT_DISTANCE[self.target(false, Role::Knight).index()];
-        let (mut going, mut other) = (false, false);
-        for m in list.iter() {
-            let (from, to) = (m.from(), m.to());
-            let closer = if from == king {
-                king_nearer.contains(to)
-            } else {
-                kd_target[to.index()] < kd_target[from.index()]
-            };
-            going |= closer;
-            other |= !closer;
-        }
-        other.then_some(going)
     }
 
     /// At a node of the winner (`ctx` its context), in the ordinary case
@@ -1553,9 +1532,41 @@ impl Searcher {
             self.interrupted = true;
             return false;
         }
+        let (start, loser_going, semi) =
+            match self.fast_expand(pos, key, depth, past_progress, was_semi_blocked, check_static, tt) {
+                Expanded::Done(found) => return found,
+                Expanded::Children { start, loser_going, semi } => (start, loser_going, semi),
+            };
+        let end = tt.order.len();
+        if self.fast_children(pos, start, end, depth, loser_going, semi, tt) {
+            tt.order.truncate(start);
+            return true;
+        }
+        tt.order.truncate(start);
+        false
+    }
+
+    /// The expansion of a node of [`Searcher::fast`] (`key` its key): its
+    /// moves ordered onto `tt.order`, its mate-in-one test. Kept out of
+    /// `fast` so that what it needs only there (the move order's context,
+    /// the move generator's and the test's) does not stay on the stack
+    /// while the children are searched: each ply of a line would hold it,
+    /// and a line of some twenty plies took more stack than the first-level
+    /// data cache held beside the rest.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn fast_expand(
+        &mut self,
+        pos: &Position,
+        key: u64,
+        depth: i32,
+        past_progress: bool,
+        was_semi_blocked: bool,
+        check_static: bool,
+        tt: &mut FastTable,
+    ) -> Expanded {
         let winners_turn = pos.turn() == self.winner;
         let ctx = self.node_context(pos, was_semi_blocked);
-        tt.moves.clear();
         // At the depth limit's nodes (nearly all of them) only some moves
         // are needed; a move left out is a move cut by depth.
         // At a winner's node one or two plies above the depth limit, the
@@ -1577,58 +1588,54 @@ impl Searcher {
         let start = tt.order.len();
         // At a node of the loser: whether a move goes towards its target.
         let mut going = true;
-        // The moves are ordered as they are generated, but for the loser's
-        // such nodes (their list is only ordered if some move goes towards
-        // the target).
-        let listed = !winners_turn
-            && shallow
-            && match self.progress_moves_only(pos, &ctx, &mut tt.moves) {
-                Some(g) => {
-                    going = g;
-                    true
-                }
-                None => false,
-            };
         tt.checks.clear();
-        let (any, left_out, mut cut) = if listed {
-            (true, true, false)
+        let env = self.order_env(pos, &ctx, &cx, past_progress, depth);
+        // At such a node of the loser, in the ordinary case (no blocked
+        // pawns and bishops, no promotion needed), only the moves of cost 0
+        // are searched: its king's and knights' moves towards their
+        // targets. Their king's and knights' moves are ordered first (those
+        // kept, of cost 0, going towards the target); if one of them does
+        // not go towards its target, some move is cut by depth whatever the
+        // other pieces can do, and the moves kept are all the node needs, in
+        // the order of the full list (so the search and its answers are the
+        // same). Otherwise every legal move is generated.
+        let listed = !winners_turn && shallow && !ctx.need_loser_promotion && {
+            let (_, _, other) = self.node_moves(pos, &env, None, true, true, &mut tt.order, &mut tt.checks);
+            going = tt.order.len() > start;
+            if !other {
+                tt.order.truncate(start);
+            }
+            other
+        };
+        let (any, left_out, cut) = if listed {
+            (true, true, true)
         } else {
-            let env = self.order_env(pos, &ctx, &cx, past_progress, depth);
-            self.node_moves(pos, &env, filter.as_ref(), !shallow, &mut tt.order, &mut tt.checks)
+            self.node_moves(pos, &env, filter.as_ref(), !shallow, false, &mut tt.order, &mut tt.checks)
         };
         if !any {
-            return pos.turn() != self.winner && pos.is_check();
+            return Expanded::Done(pos.turn() != self.winner && pos.is_check());
         }
         if check_static && self.statics && blocked_cannot_mate(pos, self.winner) {
             tt.order.truncate(start);
-            return false;
+            return Expanded::Done(false);
         }
         tt.store(key, depth);
         self.nodes += 1;
         if winners_turn && let Some(m) = checkmating_among(pos, &tt.checks) {
             tt.order.truncate(start);
             self.line.push(m);
-            return true;
+            return Expanded::Done(true);
         }
         if !going {
             // Every move is cut by depth (most such nodes of the loser).
             self.interrupted = true;
-            return false;
-        }
-        if listed {
-            cut = self.order_into(pos, &tt.moves, &ctx, &cx, past_progress, depth, &mut tt.order);
+            return Expanded::Done(false);
         }
         if cut || left_out {
             self.interrupted = true;
         }
-        let end = tt.order.len();
         let semi = ctx.semi_blocked.is_some() || ctx.was_semi_blocked;
-        if self.fast_children(pos, start, end, depth, loser_going, semi, tt) {
-            tt.order.truncate(start);
-            return true;
-        }
-        tt.order.truncate(start);
-        false
+        Expanded::Children { start, loser_going, semi }
     }
 
     /// Searches the children of `pos` by the moves `tt.order[start..end]`
@@ -2033,7 +2040,7 @@ mod tests {
             let king = p.king(p.turn());
             // The king's and knights' moves.
             let mut list = MoveList::new();
-            p.king_and_knight_moves_into(&mut list);
+            p.king_and_knight_moves(&mut list);
             let expected: Vec<Move> =
                 full.iter().copied().filter(|m| m.from() == king || b.knights().contains(m.from())).collect();
             // (Castling is a king's move.)
@@ -2093,7 +2100,7 @@ mod tests {
                         let env = searcher.order_env(&p, &ctx, &cx, past_progress, depth);
                         let (mut order, mut checks) = (Vec::new(), Vec::new());
                         let (any, dropped, cut) =
-                            searcher.node_moves(&p, &env, filter, all, &mut order, &mut checks);
+                            searcher.node_moves(&p, &env, filter, all, false, &mut order, &mut checks);
                         let mut expected_order = Vec::new();
                         let expected_cut = searcher.order_into(
                             &p,
@@ -2114,6 +2121,17 @@ mod tests {
                             assert!(checks.is_empty());
                         }
                     }
+                    // The loser's king's and knights' moves alone.
+                    let ctx = loser.node_context(&p, false);
+                    let cx = ScoreContext::new(&p, loser.winner);
+                    let env = loser.order_env(&p, &ctx, &cx, past_progress, depth);
+                    let (mut order, mut checks) = (Vec::new(), Vec::new());
+                    let (any, _, cut) = loser.node_moves(&p, &env, None, true, true, &mut order, &mut checks);
+                    let mut expected_order = Vec::new();
+                    let expected_cut =
+                        loser.order_into(&p, &list, &ctx, &cx, past_progress, depth, &mut expected_order);
+                    assert_eq!(order, expected_order, "{}", p.fen());
+                    assert_eq!((any, cut), (!list.is_empty(), expected_cut), "{}", p.fen());
                 }
             }
         }
