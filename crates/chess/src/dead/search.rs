@@ -172,6 +172,9 @@ struct NodeSink<'a, 'e, const W: bool> {
     cut: bool,
     /// Some legal move exists.
     any: bool,
+    /// The winner's moves that may give check go to `checks` (otherwise
+    /// `special` and `check_squares` are empty).
+    record_checks: bool,
     dropped: bool,
     board: &'a crate::board::Board,
     special: Bitboard,
@@ -311,7 +314,7 @@ impl<const W: bool> MoveSink for NodeSink<'_, '_, W> {
         for to in targets {
             let from = Square::new((to.index() as i32 - delta) as u32);
             let moves = Role::PROMOTIONS.map(|role| Move::promotion(from, to, role));
-            if W {
+            if W && self.record_checks {
                 // (From the 7th rank: every promotion may check.)
                 for m in moves {
                     self.checks.push((m, false));
@@ -326,12 +329,12 @@ impl<const W: bool> MoveSink for NodeSink<'_, '_, W> {
         // directly too).
         self.any = true;
         if m.is_castle() {
-            if W {
+            if W && self.record_checks {
                 self.checks.push((m, false));
             }
             self.cut |= self.searcher.order_piece::<W, 5>(self.env, m.from(), std::iter::once(m), self.out);
         } else {
-            if W {
+            if W && self.record_checks {
                 self.checks.push((m, self.check_squares[Role::Pawn as usize].contains(m.to())));
             }
             self.cut |= self.searcher.order_piece::<W, 0>(self.env, m.from(), std::iter::once(m), self.out);
@@ -344,10 +347,9 @@ impl<const W: bool> MoveSink for NodeSink<'_, '_, W> {
 /// allocates or clears one. An entry counts only in the iteration (epoch)
 /// that stored it: a position searched in an earlier iteration, or by an
 /// earlier query, may have been cut by depth or budget there. It also holds
-/// the search's scratch space (the move list of the node being expanded and
-/// the stack of ordered moves), so that a query allocates nothing and the
-/// frames of the recursion stay small (a move list on each frame would
-/// spread a deep line over hundreds of kilobytes of stack).
+/// the search's scratch space (the moves that may give check of the node
+/// being expanded and the stack of ordered moves), so that a query
+/// allocates nothing and the frames of the recursion stay small.
 pub(crate) struct FastTable {
     /// Key, epoch and depth together: a probe touches one cache line.
     entries: Box<[FastEntry]>,
@@ -418,15 +420,14 @@ pub(crate) struct WalkFrame {
 }
 
 /// The exhaustive walk's memory: the set of the positions seen, the stack of
-/// the current line and the moves of its nodes, the legal moves of the node
-/// being expanded. Kept by the thread (in its [`FastTable`]) from walk to
+/// the current line and the moves of its nodes, the ordered moves of the
+/// node being expanded. Kept by the thread (in its [`FastTable`]) from walk to
 /// walk, so that a brief walk allocates nothing.
 #[derive(Default)]
 pub(crate) struct WalkScratch {
     seen: std::collections::HashSet<u64, BuildHasherDefault<KeyHasher>>,
     stack: Vec<WalkFrame>,
     moves: Vec<(i32, Move)>,
-    list: MoveList,
     keyed: Vec<(i32, Move, bool)>,
     order: Vec<(i32, i32, Move)>,
 }
@@ -1372,8 +1373,8 @@ impl Searcher {
 
     /// The legal moves of `pos`, ordered onto `out` as the generator finds
     /// them (see [`NodeSink`]), `env` being the node's
-    /// ([`Searcher::order_env`]). On the winner's turn (`filter` its
-    /// [`CheckFilter`]), unless `all`, only those a node one ply above the
+    /// ([`Searcher::order_env`]). On the winner's turn with `filter` (its
+    /// [`CheckFilter`]; every move and no check without), unless `all`, only those a node one ply above the
     /// depth limit with no progress just made needs, in the ordinary case
     /// (no blocked pawns and bishops): those its mate-in-one test and its
     /// moves of cost 0 need; its moves that may give check also go to
@@ -1394,7 +1395,7 @@ impl Searcher {
         checks: &mut Vec<(Move, bool)>,
     ) -> (bool, bool, bool) {
         let b = pos.board();
-        let Some(filter) = filter else {
+        if pos.turn() != self.winner {
             let mut sink = NodeSink::<false> {
                 searcher: self,
                 env,
@@ -1402,6 +1403,7 @@ impl Searcher {
                 checks,
                 cut: false,
                 any: false,
+                record_checks: false,
                 dropped: false,
                 board: b,
                 special: Bitboard::EMPTY,
@@ -1421,10 +1423,36 @@ impl Searcher {
                 pos.generate(&mut sink);
             }
             return (sink.any, false, sink.cut);
-        };
+        }
         let us = self.winner;
         let theirs = b.by_color(us.other());
         let ours = b.by_color(us);
+        let Some(filter) = filter else {
+            // Every legal move, none recorded as a check.
+            let mut sink = NodeSink::<true> {
+                searcher: self,
+                env,
+                out,
+                checks,
+                cut: false,
+                any: false,
+                record_checks: false,
+                dropped: false,
+                board: b,
+                special: Bitboard::EMPTY,
+                king_keep: Bitboard::FULL,
+                knight_keep: Bitboard::FULL,
+                kd_target: &KNIGHT_DISTANCE[0],
+                queens: b.queens() & ours,
+                queen_keep: Bitboard::FULL,
+                bishop_keep: Bitboard::FULL,
+                rook_keep: Bitboard::FULL,
+                pawn_keep: Bitboard::FULL,
+                check_squares: [Bitboard::EMPTY; 6],
+            };
+            pos.generate(&mut sink);
+            return (sink.any, false, sink.cut);
+        };
         let king = pos.king(us);
         let t_king = self.target(true, Role::King);
         let king_keep = theirs | (king_attacks(king) & nearer(t_king, king));
@@ -1438,6 +1466,7 @@ impl Searcher {
             checks,
             cut: false,
             any: false,
+            record_checks: true,
             dropped: false,
             board: b,
             special: filter.special,
@@ -1806,7 +1835,7 @@ impl Searcher {
     ) -> Outcome {
         let base = self.line.len();
         self.choose_corner(pos);
-        let WalkScratch { seen, stack, moves, list, keyed, order } = scratch;
+        let WalkScratch { seen, stack, moves, keyed, order } = scratch;
         seen.clear();
         stack.clear();
         moves.clear();
@@ -1819,18 +1848,8 @@ impl Searcher {
                       p: &Position,
                       zeroing: bool,
                       moves: &mut Vec<(i32, Move)>,
-                      list: &mut MoveList,
                       keyed: &mut Vec<(i32, Move, bool)>,
                       order: &mut Vec<(i32, i32, Move)>| {
-            list.clear();
-            p.legal_moves_into(list);
-            if list.is_empty() {
-                return if p.turn() != this.winner && p.is_check() { Err(()) } else { Ok(false) };
-            }
-            if has_insufficient_material(p, this.winner) || (zeroing && blocked_cannot_mate(p, this.winner)) {
-                return Ok(false);
-            }
-            this.nodes += 1;
             let ctx = NodeContext {
                 need_loser_promotion: p.turn() != this.winner && this.need_loser_promotion(p),
                 pawns_and_bishops: false,
@@ -1838,14 +1857,23 @@ impl Searcher {
                 was_semi_blocked: false,
             };
             let cx = ScoreContext::new(p, this.winner);
-            // The fast search's keys (with no depth to cut by): cheapest
-            // first, then the best scored. Unless lazy, sorted as (cost,
-            // -score) pairs: the same order, ties included, as when they were
-            // computed move by move (the walk is sensitive to the order of
-            // ties: one D3-Chess vector took 50% more nodes with another; and
-            // that order depends on the type sorted).
+            // The fast search's keys (with no depth to cut by), as the
+            // generator finds the moves: cheapest first, then the best
+            // scored. Unless lazy, sorted as (cost, -score) pairs: the same
+            // order, ties included, as when they were computed move by move
+            // (the walk is sensitive to the order of ties: one D3-Chess
+            // vector took 50% more nodes with another; and that order
+            // depends on the type sorted).
             keyed.clear();
-            this.order_into(p, list, &ctx, &cx, false, i32::MAX, keyed);
+            let env = this.order_env(p, &ctx, &cx, false, i32::MAX);
+            let (any, _, _) = this.node_moves(p, &env, None, true, false, keyed, &mut Vec::new());
+            if !any {
+                return if p.turn() != this.winner && p.is_check() { Err(()) } else { Ok(false) };
+            }
+            if has_insufficient_material(p, this.winner) || (zeroing && blocked_cannot_mate(p, this.winner)) {
+                return Ok(false);
+            }
+            this.nodes += 1;
             if lazy {
                 moves.extend(keyed.iter().map(|&(k, m, _)| (k, m)));
                 return Ok(true);
@@ -1860,7 +1888,7 @@ impl Searcher {
             Ok(true)
         };
         seen.insert(pos.zobrist());
-        match expand(self, pos, false, moves, list, keyed, order) {
+        match expand(self, pos, false, moves, keyed, order) {
             Err(()) => return Outcome::Mate,
             Ok(false) => return Outcome::NoMate,
             Ok(true) => stack.push(WalkFrame { pos: *pos, start: 0, next: 0, end: moves.len() }),
@@ -1901,7 +1929,7 @@ impl Searcher {
             let zeroing = parent.is_zeroing(m) || m.is_promotion();
             self.line.push(m);
             let start = moves.len();
-            match expand(self, &child, zeroing, moves, list, keyed, order) {
+            match expand(self, &child, zeroing, moves, keyed, order) {
                 Err(()) => return Outcome::Mate,
                 Ok(false) => {
                     self.line.pop();
@@ -2093,6 +2121,7 @@ mod tests {
                     for (searcher, filter, all, list) in [
                         (&s, Some(&filter), false, expected.as_slice()),
                         (&s, Some(&filter), true, full.as_slice()),
+                        (&s, None, true, full.as_slice()),
                         (&loser, None, true, full.as_slice()),
                     ] {
                         let ctx = searcher.node_context(&p, false);
