@@ -196,7 +196,42 @@ struct NodeSink<'a, 'e, const W: bool> {
     check_squares: [Bitboard; 6],
 }
 
-impl<const W: bool> NodeSink<'_, '_, W> {
+impl<'a, 'e, const W: bool> NodeSink<'a, 'e, W> {
+    /// A sink that keeps every legal move and records none as a check
+    /// (`queens`: the winner's queens, whose lines its moves may open;
+    /// none on the loser's turn).
+    #[inline(always)]
+    fn keeping_all(
+        searcher: &'a Searcher,
+        env: &'a OrderEnv<'e>,
+        out: &'a mut Vec<(i32, Move, bool)>,
+        checks: &'a mut Vec<(Move, bool)>,
+        board: &'a crate::board::Board,
+        queens: Bitboard,
+    ) -> Self {
+        NodeSink {
+            searcher,
+            env,
+            out,
+            checks,
+            cut: false,
+            any: false,
+            record_checks: false,
+            dropped: false,
+            board,
+            special: Bitboard::EMPTY,
+            king_keep: Bitboard::FULL,
+            knight_keep: Bitboard::FULL,
+            kd_target: &KNIGHT_DISTANCE[0],
+            queens,
+            queen_keep: Bitboard::FULL,
+            bishop_keep: Bitboard::FULL,
+            rook_keep: Bitboard::FULL,
+            pawn_keep: Bitboard::FULL,
+            check_squares: [Bitboard::EMPTY; 6],
+        }
+    }
+
     /// The moves of a piece of role `R` (as in [`Searcher::order_piece`])
     /// from `from` to `targets`, of which those on `keep` are kept (all of
     /// them if it may discover a check); `checking` are the squares from
@@ -1396,27 +1431,7 @@ impl Searcher {
     ) -> (bool, bool, bool) {
         let b = pos.board();
         if pos.turn() != self.winner {
-            let mut sink = NodeSink::<false> {
-                searcher: self,
-                env,
-                out,
-                checks,
-                cut: false,
-                any: false,
-                record_checks: false,
-                dropped: false,
-                board: b,
-                special: Bitboard::EMPTY,
-                king_keep: Bitboard::FULL,
-                knight_keep: Bitboard::FULL,
-                kd_target: &KNIGHT_DISTANCE[0],
-                queens: Bitboard::EMPTY,
-                queen_keep: Bitboard::FULL,
-                bishop_keep: Bitboard::FULL,
-                rook_keep: Bitboard::FULL,
-                pawn_keep: Bitboard::FULL,
-                check_squares: [Bitboard::EMPTY; 6],
-            };
+            let mut sink = NodeSink::<false>::keeping_all(self, env, out, checks, b, Bitboard::EMPTY);
             if king_and_knights {
                 pos.king_and_knight_moves(&mut sink);
             } else {
@@ -1429,27 +1444,7 @@ impl Searcher {
         let ours = b.by_color(us);
         let Some(filter) = filter else {
             // Every legal move, none recorded as a check.
-            let mut sink = NodeSink::<true> {
-                searcher: self,
-                env,
-                out,
-                checks,
-                cut: false,
-                any: false,
-                record_checks: false,
-                dropped: false,
-                board: b,
-                special: Bitboard::EMPTY,
-                king_keep: Bitboard::FULL,
-                knight_keep: Bitboard::FULL,
-                kd_target: &KNIGHT_DISTANCE[0],
-                queens: b.queens() & ours,
-                queen_keep: Bitboard::FULL,
-                bishop_keep: Bitboard::FULL,
-                rook_keep: Bitboard::FULL,
-                pawn_keep: Bitboard::FULL,
-                check_squares: [Bitboard::EMPTY; 6],
-            };
+            let mut sink = NodeSink::<true>::keeping_all(self, env, out, checks, b, b.queens() & ours);
             pos.generate(&mut sink);
             return (sink.any, false, sink.cut);
         };
@@ -1460,25 +1455,17 @@ impl Searcher {
         let lines = filter.diag | filter.straight;
         let or_all = |bb: Bitboard| if all { Bitboard::FULL } else { bb };
         let mut sink = NodeSink::<true> {
-            searcher: self,
-            env,
-            out,
-            checks,
-            cut: false,
-            any: false,
             record_checks: true,
-            dropped: false,
-            board: b,
             special: filter.special,
             king_keep: or_all(king_keep),
             knight_keep: or_all(filter.knight | theirs),
             kd_target: &KNIGHT_DISTANCE[self.target(true, Role::Knight).index()],
-            queens: b.queens() & ours,
             queen_keep: or_all(lines | theirs),
             bishop_keep: or_all(filter.diag | theirs),
             rook_keep: or_all(filter.straight | theirs),
             pawn_keep: or_all(filter.pawn | theirs | advanced),
             check_squares: [filter.pawn, filter.knight, filter.diag, filter.straight, lines, Bitboard::EMPTY],
+            ..NodeSink::keeping_all(self, env, out, checks, b, b.queens() & ours)
         };
         pos.generate(&mut sink);
         (sink.any, sink.dropped, sink.cut)
