@@ -310,8 +310,10 @@ impl Server {
         let dir = tempfile::tempdir().expect("temporary directory");
         let limits =
             ["--create-rate", "100000", "--create-burst", "100000", "--max-unfinished-games", "1000000"];
-        let mut daemons = Vec::new();
+        // (Declared first, so dropped after the daemons: a group is
+        // removed once its process has ended.)
         let mut cpu_limits = Vec::new();
+        let mut daemons = Vec::new();
         for i in 0..n {
             let log = dir.path().join(format!("replica-{i}.log"));
             let daemon = arbiter_e2e::daemon::Daemon::spawn(&schema.url(), &log, &limits);
@@ -320,10 +322,9 @@ impl Server {
                 // the group.
                 let limit = CpuLimit::new(&format!("arbiter-load-{}-{i}", std::process::id()), cores)
                     .and_then(|l| l.add(daemon.pid()).map(|()| l))
-                    .unwrap_or_else(|e| {
-                        eprintln!("--replica-cpu: {e}");
-                        std::process::exit(1);
-                    });
+                    // A panic, not an exit: the daemons started so far
+                    // are dropped (killed) as it unwinds.
+                    .unwrap_or_else(|e| panic!("--replica-cpu: {e}"));
                 cpu_limits.push(limit);
             }
             arbiter_e2e::reliability::play::wait_serving(&daemon, Duration::from_secs(30))

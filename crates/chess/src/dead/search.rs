@@ -115,25 +115,27 @@ fn checkmating_move_with(pos: &Position, list: &[Move], filter: &CheckFilter) ->
     let b = pos.board();
     let lines = filter.diag | filter.straight | filter.knight | filter.pawn;
     list.iter().copied().find(|&m| {
-        (lines.contains(m.to()) || filter.special.contains(m.from()) || m.is_castle())
-            && filter.may_check(m, b.role_at(m.from()).unwrap_or(Role::King))
-            && {
-                let next = pos.after(m);
-                // A piece landing on a line to the king checks for sure.
-                let direct =
-                    !m.is_promotion() && filter.direct(b.role_at(m.from()).unwrap_or(Role::King), m.to());
-                (direct || next.is_check()) && !king_can_step_out(&next) && !next.has_legal_move()
-            }
+        if !(lines.contains(m.to()) || filter.special.contains(m.from()) || m.is_castle()) {
+            return false;
+        }
+        let role = b.role_at(m.from()).unwrap_or(Role::King);
+        // A piece landing on a line to the king checks for sure.
+        filter.may_check(m, role) && mates(pos, m, !m.is_promotion() && filter.direct(role, m.to()))
     })
+}
+
+/// `true` if `m`, a legal move of `pos` that may give check (`direct`: it
+/// surely does), checkmates.
+#[inline(always)]
+fn mates(pos: &Position, m: Move, direct: bool) -> bool {
+    let next = pos.after(m);
+    (direct || next.is_check()) && !king_can_step_out(&next) && !next.has_legal_move()
 }
 
 /// The first of `checks` (moves that may give check, each with whether it
 /// checks directly, see [`NodeSink`]) that checkmates.
 fn checkmating_among(pos: &Position, checks: &[(Move, bool)]) -> Option<Move> {
-    checks.iter().find_map(|&(m, direct)| {
-        let next = pos.after(m);
-        ((direct || next.is_check()) && !king_can_step_out(&next) && !next.has_legal_move()).then_some(m)
-    })
+    checks.iter().find_map(|&(m, direct)| mates(pos, m, direct).then_some(m))
 }
 
 /// `true` if the side to move's king has a square to go to that no enemy
