@@ -563,9 +563,14 @@ impl Table {
         Ok(())
     }
 
-    /// The instant of the last event (0 before any).
+    /// The instant of the last event of the log (0 before any). Not the
+    /// clocks' last reading: an event that does not touch the clocks (a
+    /// `ServiceResumed`, an offer) comes later on the timeline, and a table
+    /// loaded after it that went back to the clocks' instant would refuse
+    /// every act as earlier than that event, and give the player on move
+    /// the time between the two.
     fn last_at(&self) -> i64 {
-        self.game.clock().last_event_at().map_or(0, |t| t.0).max(0)
+        self.game.clock().last_event_at().map_or(0, |t| t.0).max(self.last_event_at).max(0)
     }
 
     /// Now, on the game's timeline (never before the last event).

@@ -9,7 +9,8 @@
 //! `ServiceResumed` event with a FIDE-6.11 ruling is the game's next event
 //! (recorded when the restarted daemon loads the game: at once if someone
 //! acts on it or reads it, else shortly before its deadline, perhaps after
-//! further kills, which it then covers too), its outage covers the time the
+//! further kills, which it then covers too; loaded after a restart and left
+//! alone over the next kill, it gets one for each), its outage covers the time the
 //! daemon was not running (downtime is not charged), and the side to move
 //! was charged its thinking time up to the last heartbeat (every 250 ms)
 //! before the kill, and the time the daemon ran between kills, never more.
@@ -334,10 +335,20 @@ fn check_clocks(
                 ));
                 continue;
             };
-            if events.get(before + 2).is_some_and(|e| e.act == "SERVICE_RESUMED") {
-                failures.push(format!("{name}: two ServiceResumed events in a row after kill {}", k + 1));
-            }
             let sr_ms = ts_ms(sr.record_time.as_ref()).unwrap_or(0);
+            // Two in a row are right when a kill came between them (the game
+            // was loaded after each restart and nobody acted on it between):
+            // each covers its own outages. With no kill between, one daemon
+            // recorded the same outages twice.
+            if let Some(again) = events.get(before + 2).filter(|e| e.act == "SERVICE_RESUMED") {
+                let again_ms = ts_ms(again.record_time.as_ref()).unwrap_or(0);
+                if !report.kills.iter().any(|later| (sr_ms..again_ms).contains(&wall_ms(later.wall))) {
+                    failures.push(format!(
+                        "{name}: two ServiceResumed events after kill {} with no kill between them",
+                        k + 1
+                    ));
+                }
+            }
             // The kills it covers: this one and every later one before it.
             let covered: Vec<&Kill> =
                 report.kills[k..].iter().take_while(|later| wall_ms(later.wall) < sr_ms).collect();

@@ -103,6 +103,63 @@ async fn graceful_restart_continues_the_game_without_charging_the_outage() {
     check_resumed(resumed, downtime);
 }
 
+/// Two restarts with no act between them: after the first, the game's last
+/// event is the outage's record, which does not touch the clocks. The second
+/// must go on from that event's instant, not from the clocks' last reading
+/// (which refused every act as earlier than the record, and gave the player
+/// on move the time between the two), and charge neither outage.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_restart_before_any_act_goes_on_from_the_outage_record() {
+    const THINKING: Duration = Duration::from_millis(800);
+    const DOWN: Duration = Duration::from_millis(1000);
+    let server = TestServer::start().await;
+    let mut arbiter = server.arbiter().await;
+    let mut t = create(&server, &mut arbiter, new_game(regulations("90+30", pb::Mode::Online), true)).await;
+    play_online(&mut t, &["e2e4", "e7e5", "g1f3"]).await;
+    // Black thinks before the first stop: that time is his.
+    tokio::time::sleep(THINKING).await;
+    let before = get_game(&mut arbiter, &t.name).await;
+    let (dir, url) = server.stop().await;
+    tokio::time::sleep(DOWN).await;
+
+    // The first restart: reading the game loads it and records the outage;
+    // then the service stops again before anyone acts.
+    let server = TestServer::start_with(dir, url, |_| {}).await;
+    let mut arbiter = server.arbiter().await;
+    let first = get_game(&mut arbiter, &t.name).await;
+    assert_eq!(first.last_seq, before.last_seq + 1, "the first outage recorded");
+    let (dir, url) = server.stop().await;
+    tokio::time::sleep(DOWN).await;
+
+    let server = TestServer::start_with(dir, url, |_| {}).await;
+    let mut black = server.client(Some(&t.black_token)).await;
+    black.make_move(make_move(&t.name, "b8c6")).await.expect("Black's move after the second restart");
+    let mut arbiter = server.arbiter().await;
+    let events = all_events(&mut arbiter, &t.name).await;
+    server.stop().await;
+
+    let acts: Vec<&str> = events.iter().map(|e| e.act.as_str()).collect();
+    let n = acts.len();
+    assert_eq!(acts[n - 3..], ["SERVICE_RESUMED", "SERVICE_RESUMED", "SUBMIT_MOVE"], "{acts:?}");
+    assert!(
+        events.windows(2).all(|w| w[0].game_time_ms <= w[1].game_time_ms),
+        "the game's timeline went back: {:?}",
+        events.iter().map(|e| (e.seq, &e.act, e.game_time_ms)).collect::<Vec<_>>()
+    );
+    for resumed in &events[n - 3..n - 1] {
+        let outage: i64 =
+            expect_ruling(resumed, "CLOCK_RESUMED_AFTER_OUTAGE").facts["outage_ms"].parse().unwrap();
+        assert!(outage >= DOWN.as_millis() as i64 - 100, "outage {outage} ms");
+    }
+    // Black's thinking before the first stop is charged, the outages are not.
+    let thought = events[n - 1].game_time_ms - events[n - 4].game_time_ms;
+    assert!(thought >= THINKING.as_millis() as i64 - 10, "Black was charged only {thought} ms");
+    assert!(
+        thought < (THINKING + DOWN).as_millis() as i64,
+        "Black was charged {thought} ms: an outage of {DOWN:?} was charged"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn killed_server_keeps_every_acknowledged_move() {
     let server = TestServer::start().await;
